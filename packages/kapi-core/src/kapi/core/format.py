@@ -1,0 +1,130 @@
+"""The format port: what the core asks of a reader/writer, and what a format may refuse.
+
+A format turns bytes into a :class:`~kapi.core.model.Document` and back. The
+writer works from the document's skeleton, so a document read and written
+unchanged gives back the same bytes, and an edit changes only the edited value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Protocol, runtime_checkable
+
+from attrs import field, frozen
+
+from kapi.core.model import Document
+
+__all__ = [
+    "DEFAULT_LIMITS",
+    "FormatCapabilities",
+    "FormatCodec",
+    "FormatError",
+    "Limits",
+    "WriteRefused",
+]
+
+
+@frozen
+class Limits:
+    """Resource bounds a reader enforces; past one it refuses with ``budget_exceeded``."""
+
+    max_bytes: int = 64 * 1024 * 1024
+    max_depth: int = 200
+    max_entries: int = 1_000_000
+    # Office containers: total uncompressed size and the ratio that marks a zip bomb.
+    max_unpacked_bytes: int = 512 * 1024 * 1024
+    max_ratio: int = 200
+
+
+DEFAULT_LIMITS = Limits()
+
+
+class FormatError(Exception):
+    """A document could not be read: names what is wrong and where.
+
+    ``code`` is a change-contract error code: ``invalid`` for malformed input,
+    ``budget_exceeded`` past a limit, ``unsupported`` for a feature the format
+    does not handle (an encrypted office file).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str = "",
+        line: int | None = None,
+        column: int | None = None,
+        offset: int | None = None,
+        code: str = "invalid",
+        capability: str = "",
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.path = path
+        self.line = line
+        self.column = column
+        self.offset = offset
+        self.code = code
+        self.capability = capability
+
+    def located(self) -> str:
+        """The message with the file and the position, as a person reads it."""
+        where = self.path or "<input>"
+        if self.line is not None:
+            where += f":{self.line}"
+            if self.column is not None:
+                where += f":{self.column}"
+        elif self.offset is not None:
+            where += f" (byte {self.offset})"
+        return f"{where}: {self.message}"
+
+    def __str__(self) -> str:
+        return self.located()
+
+
+class WriteRefused(Exception):
+    """A writer cannot express an edit (an edition the file has no place for)."""
+
+    def __init__(self, message: str, *, capability: str = "edition", block: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.capability = capability
+        self.block = block
+
+
+@frozen
+class FormatCapabilities:
+    """What a format can do, declared without loading it (spec/formats.md §1.9)."""
+
+    name: str
+    reader: bool = True
+    writer: bool = True
+    interchange: bool = False
+    generative: bool = True
+    round_trip: bool = True
+    structural: bool = False
+    writable_attrs: Mapping[str, tuple[str, ...]] = field(factory=dict)
+    new_codes: tuple[str, ...] = ()
+
+    @property
+    def editable(self) -> bool:
+        return self.reader and self.writer and not self.interchange
+
+    @property
+    def editions(self) -> str:
+        return "in-file" if self.interchange else "one-per-file"
+
+
+@runtime_checkable
+class FormatCodec(Protocol):
+    """A loaded format: reads bytes into a document and writes a document back."""
+
+    name: str
+
+    def read(self, data: bytes, *, path: str = "", locale: str = "") -> Document:
+        """Read ``data``; ``locale`` is the own edition's language when the file does not say."""
+        ...
+
+    def write(self, document: Document) -> bytes:
+        """Write ``document`` back through its skeleton."""
+        ...

@@ -1,0 +1,151 @@
+"""The formats kapi ships, declared without importing their parsers."""
+
+from __future__ import annotations
+
+from kapi.formats.registry import FormatSpec
+
+
+def _starts_with_tag(tag: bytes):  # type: ignore[no-untyped-def]
+    def sniff(head: bytes) -> bool:
+        return tag in head
+
+    return sniff
+
+
+def _arb_like(head: bytes) -> bool:
+    return b'"@@locale"' in head
+
+
+JSON = FormatSpec(
+    name="json",
+    title="JSON catalogue (flat, nested, i18next, ICU MessageFormat)",
+    codec="kapi.formats.json_catalog:JsonFormat",
+    extensions=(".json",),
+    mime_types=("application/json",),
+    structural=True,
+)
+ARB = FormatSpec(
+    name="arb",
+    title="Flutter Application Resource Bundle",
+    codec="kapi.formats.json_catalog:ArbFormat",
+    extensions=(".arb",),
+    mime_types=("application/x-arb",),
+    structural=True,
+    sniff=_arb_like,
+)
+YAML = FormatSpec(
+    name="yaml",
+    title="YAML catalogue (Rails i18n and plain)",
+    codec="kapi.formats.yaml_catalog:YamlFormat",
+    extensions=(".yaml", ".yml"),
+    mime_types=("application/yaml",),
+    structural=True,
+)
+PO = FormatSpec(
+    name="po",
+    title="GNU gettext PO / POT",
+    codec="kapi.formats.po:PoFormat",
+    extensions=(".po", ".pot"),
+    mime_types=("text/x-gettext-translation",),
+    interchange=True,
+)
+XLIFF = FormatSpec(
+    name="xliff",
+    title="XLIFF 1.2",
+    codec="kapi.formats.xliff:Xliff1Format",
+    extensions=(".xlf", ".xliff"),
+    mime_types=("application/x-xliff+xml",),
+    interchange=True,
+    sniff=lambda head: b"<xliff" in head and b'version="2' not in head,
+    priority=1,
+)
+XLIFF2 = FormatSpec(
+    name="xliff2",
+    title="XLIFF 2.x",
+    codec="kapi.formats.xliff:Xliff2Format",
+    extensions=(".xlf", ".xliff"),
+    mime_types=("application/xliff+xml",),
+    interchange=True,
+    sniff=lambda head: b"<xliff" in head and b'version="2' in head,
+    priority=2,
+)
+ANDROID = FormatSpec(
+    name="androidxml",
+    title="Android strings.xml",
+    codec="kapi.formats.android:AndroidFormat",
+    extensions=(".xml",),
+    mime_types=("application/xml",),
+    sniff=_starts_with_tag(b"<resources"),
+)
+APPLE_STRINGS = FormatSpec(
+    name="applestrings",
+    title="Apple .strings (UTF-8 and UTF-16)",
+    codec="kapi.formats.apple:StringsFormat",
+    extensions=(".strings",),
+    mime_types=("text/x-apple-strings",),
+)
+STRINGSDICT = FormatSpec(
+    name="stringsdict",
+    title="Apple .stringsdict plurals",
+    codec="kapi.formats.apple:StringsdictFormat",
+    extensions=(".stringsdict",),
+    mime_types=("application/x-plist",),
+)
+PROPERTIES = FormatSpec(
+    name="properties",
+    title="Java .properties",
+    codec="kapi.formats.properties:PropertiesFormat",
+    extensions=(".properties",),
+    mime_types=("text/x-java-properties",),
+)
+MARKDOWN = FormatSpec(
+    name="markdown",
+    title="Markdown (CommonMark + GFM tables, front matter)",
+    codec="kapi.formats.markdown:MarkdownFormat",
+    extensions=(".md", ".markdown"),
+    mime_types=("text/markdown",),
+)
+HTML = FormatSpec(
+    name="html",
+    title="HTML",
+    codec="kapi.formats.html:HtmlFormat",
+    extensions=(".html", ".htm", ".xhtml"),
+    mime_types=("text/html",),
+    writable_attrs={"link:hyperlink": ("href", "title"), "media:image": ("src", "alt", "title")},
+)
+PLAINTEXT = FormatSpec(
+    name="plaintext",
+    title="Plain text (paragraphs)",
+    codec="kapi.formats.plaintext:PlainTextFormat",
+    extensions=(".txt",),
+    mime_types=("text/plain",),
+)
+DOCX = FormatSpec(
+    name="docx",
+    title="Word document (OOXML)",
+    codec="kapi.formats.office.docx:DocxFormat",
+    extensions=(".docx", ".docm", ".dotx"),
+    mime_types=("application/vnd.openxmlformats-officedocument.wordprocessingml.document",),
+    generative=False,
+)
+XLSX = FormatSpec(
+    name="xlsx",
+    title="Excel workbook (OOXML)",
+    codec="kapi.formats.office.xlsx:XlsxFormat",
+    extensions=(".xlsx", ".xlsm", ".xltx"),
+    mime_types=("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",),
+    generative=False,
+)
+PPTX = FormatSpec(
+    name="pptx",
+    title="PowerPoint presentation (OOXML)",
+    codec="kapi.formats.office.pptx:PptxFormat",
+    extensions=(".pptx", ".pptm", ".potx"),
+    mime_types=("application/vnd.openxmlformats-officedocument.presentationml.presentation",),
+    generative=False,
+)
+
+SPECS: tuple[FormatSpec, ...] = (
+    JSON, ARB, YAML, PO, XLIFF, XLIFF2, ANDROID, APPLE_STRINGS, STRINGSDICT,
+    PROPERTIES, MARKDOWN, HTML, PLAINTEXT, DOCX, XLSX, PPTX,
+)

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# The whole test command: lint, types, then every test (pass pytest options after it).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+.venv/bin/ruff check packages tests bench
+.venv/bin/ruff format --check packages tests bench
+.venv/bin/mypy packages/kapi-core/src/kapi/core packages/kapi-formats/src/kapi/formats packages/kapi-cli/src/kapi/host packages/kapi-cli/src/kapi/cli
+.venv/bin/python -m pytest "$@"
