@@ -43,7 +43,12 @@ def canonical_locale(tag: str) -> str:
     index = 1
     # up to three extended language subtags
     extlangs = 0
-    while index < len(parts) and len(parts[index]) == 3 and _ALPHA.match(parts[index]) and extlangs < 3:
+    while (
+        index < len(parts)
+        and len(parts[index]) == 3
+        and _ALPHA.match(parts[index])
+        and extlangs < 3
+    ):
         out.append(parts[index].lower())
         index += 1
         extlangs += 1

@@ -1,0 +1,1 @@
+"""The change contract ``kapi.change/v1``: operations, results, the change service."""

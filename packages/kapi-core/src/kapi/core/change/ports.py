@@ -1,0 +1,144 @@
+"""What the change service needs from outside, named as ports.
+
+A home reads documents and writes them atomically; a commit check finds what
+an edit breaks; an asset sink keeps decisions, terms, memory and recipe
+changes; a recorder keeps the history. Each has one real adapter outside the
+core and an in-memory one beside the core's tests.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from typing import Protocol
+
+from attrs import frozen
+
+from kapi.core.change.ops import ChangeSet, Decide, Memory, Recipe, Term
+from kapi.core.change.result import Finding, Result
+from kapi.core.format import FormatCapabilities
+from kapi.core.model import Document, Runs
+
+__all__ = [
+    "Actor",
+    "AssetSink",
+    "CommitCheck",
+    "CommitOutcome",
+    "DocChanged",
+    "DocumentHome",
+    "EditionCheck",
+    "Recorder",
+    "Staged",
+    "Write",
+    "digest",
+]
+
+
+def digest(data: bytes) -> str:
+    """The digest a read reports as ``head`` and a result as ``before``/``after``."""
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+@frozen
+class Actor:
+    """Who sent a change set: ``person``, ``agent`` or ``tool``, stamped by the transport."""
+
+    kind: str
+    name: str = ""
+    session: str = ""
+
+
+@frozen
+class Staged:
+    """A document as its home read it for one change set.
+
+    ``editions`` lists the edition keys (canonical text) this document can hold
+    besides its own; ``None`` means any (a workspace home).
+    """
+
+    doc: str
+    document: Document
+    head: str
+    capabilities: FormatCapabilities
+    home: str = "file"
+    file: str | None = None
+    editions: frozenset[str] | None = frozenset()
+    annotations: bool = False
+
+
+@frozen
+class Write:
+    """New bytes for a staged document."""
+
+    staged: Staged
+    data: bytes
+
+
+@frozen
+class CommitOutcome:
+    """What a commit wrote: per document key, the digest written (``None`` if not)."""
+
+    written: dict[str, str | None]
+    error: str | None = None  # an I/O error after some files were written (partial)
+
+
+class DocChanged(Exception):
+    """A document changed under the commit; its current bytes differ from the staged head."""
+
+    def __init__(self, doc: str) -> None:
+        super().__init__(f"{doc} changed while the change set was being applied")
+        self.doc = doc
+
+
+class DocumentHome(Protocol):
+    """Where documents live: read one, render an edited one, write a set atomically."""
+
+    kind: str
+
+    def stage(self, doc: str) -> Staged:
+        """Read ``doc``; raises ChangeError (not_found, invalid, budget_exceeded, unsupported)."""
+        ...
+
+    def render(self, staged: Staged, document: Document) -> bytes:
+        """The bytes of an edited document; raises WriteRefused when the format cannot say it."""
+        ...
+
+    def diff(self, staged: Staged, data: bytes) -> str:
+        """A unified diff from the staged bytes to ``data``."""
+        ...
+
+    def commit(self, writes: Sequence[Write]) -> CommitOutcome:
+        """Lock, re-verify every head (DocChanged), and write every document atomically."""
+        ...
+
+
+@frozen
+class EditionCheck:
+    """The commit check's verdict on one changed edition."""
+
+    introduced: tuple[Finding, ...] = ()  # failing findings the edit introduces
+    others: tuple[Finding, ...] = ()  # reporting, suggested and pre-existing findings
+
+
+class CommitCheck(Protocol):
+    """Governance at the edited point: which failing findings an edit introduces."""
+
+    def check(
+        self, doc: str, block: str, edition: str, before: Runs | None, after: Runs
+    ) -> EditionCheck: ...
+
+
+class AssetSink(Protocol):
+    """Decisions and context assets, landed after content."""
+
+    def validate(self, op: Decide | Term | Memory | Recipe, actor: Actor) -> str | None:
+        """A reason to refuse the op before anything is written, or ``None``."""
+        ...
+
+    def apply(self, op: Decide | Term | Memory | Recipe, actor: Actor, rev: str | None) -> None: ...
+
+
+class Recorder(Protocol):
+    """Keeps the history of landed change sets; returns the record id."""
+
+    def record(self, change_set: ChangeSet, result: Result, actor: Actor) -> str | None: ...

@@ -1,0 +1,1080 @@
+"""The change service: plans a change set by document, applies it in memory, and lands it whole.
+
+Order (spec change-contract §9): policy for every op; stage every document and
+apply its content ops in memory against the state the set began with; check
+guards and governance; stop for a preview; otherwise write every document
+atomically, then land decisions and asset ops, then record the set. Any
+refusal before the write leaves every document as it was.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Sequence
+
+from attrs import evolve, field, frozen
+
+from kapi.core.change import content
+from kapi.core.change.cells import cell_of_position
+from kapi.core.change.content import EditLog
+from kapi.core.change.errors import (
+    Candidate,
+    ChangeError,
+    ErrorCode,
+    ErrorInfo,
+    GuardSubcode,
+)
+from kapi.core.change.guards import check_codes
+from kapi.core.change.ops import (
+    ASSET_OPS,
+    Annotate,
+    ChangeSet,
+    Decide,
+    DeleteBlock,
+    InsertBlock,
+    Mark,
+    Memory,
+    Native,
+    Op,
+    PathStep,
+    Recipe,
+    RemoveEdition,
+    ReplaceText,
+    SetAttribute,
+    SetContent,
+    Term,
+    Unannotate,
+)
+from kapi.core.change.policy import ChangePolicy
+from kapi.core.change.ports import (
+    Actor,
+    AssetSink,
+    CommitCheck,
+    DocChanged,
+    DocumentHome,
+    Recorder,
+    Staged,
+    Write,
+    digest,
+)
+from kapi.core.change.result import (
+    Current,
+    DocResult,
+    Finding,
+    Invalidation,
+    OpResult,
+    OpStatus,
+    Result,
+    ResultRef,
+    SetStatus,
+)
+from kapi.core.edition import EditionKey, EditionKeyError
+from kapi.core.edittext import render_edit_text
+from kapi.core.format import FormatError, WriteRefused
+from kapi.core.model import Annotation, Block, Edition, Origin, Runs
+from kapi.core.revision import ABSENT, revision
+
+__all__ = ["ChangeService", "edition_rev_key", "own_edition_key"]
+
+
+def own_edition_key(block: Block) -> str:
+    """The key text a revision of the own edition hashes: its locale, or "" beside a same-language target."""
+    return "" if block.locale in block.targets else block.locale
+
+
+def edition_rev_key(block: Block, edition: str) -> str:
+    return edition if edition else own_edition_key(block)
+
+
+def edition_runs(block: Block, edition: str) -> Runs | None:
+    if not edition:
+        return block.source
+    found = block.targets.get(edition)
+    return None if found is None else found.runs
+
+
+def edition_rev(block: Block, edition: str) -> str:
+    runs = edition_runs(block, edition)
+    return ABSENT if runs is None else revision(edition_rev_key(block, edition), runs)
+
+
+@frozen
+class _Target:
+    """An op's resolved address: the block's id, the edition ("" = own), the ref to echo."""
+
+    block_id: str
+    edition: str
+    ref: ResultRef
+
+
+class _DocPlan:
+    """One document during a change set: as read, as it stands, and what changed."""
+
+    def __init__(self, staged: Staged) -> None:
+        self.staged = staged
+        self.original: dict[str, Block] = {b.id: b for b in staged.document.blocks}
+        self.blocks: list[Block] = list(staged.document.blocks)
+        self.logs: dict[tuple[str, str], dict[tuple[PathStep, ...], EditLog]] = {}
+        self.changed: dict[tuple[str, str], int] = {}  # (block, edition) -> last op index
+        self.deleted: set[str] = set()
+        self.inserted: set[str] = set()
+        self.touched_ops: list[int] = []
+        self.counter = 0
+
+    def block(self, block_id: str) -> Block:
+        for block in self.blocks:
+            if block.id == block_id:
+                return block
+        raise KeyError(block_id)
+
+    def replace(self, block: Block) -> None:
+        self.blocks = [block if b.id == block.id else b for b in self.blocks]
+
+    def log(self, block_id: str, edition: str) -> dict[tuple[PathStep, ...], EditLog]:
+        return self.logs.setdefault((block_id, edition), {})
+
+
+@frozen
+class ChangeService:
+    """Applies ``kapi.change/v1`` change sets through a document home."""
+
+    home: DocumentHome
+    policy: ChangePolicy = field(factory=ChangePolicy)
+    commit_check: CommitCheck | None = None
+    assets: AssetSink | None = None
+    recorder: Recorder | None = None
+    clock: Callable[[], str] | None = None
+
+    # --- entry point --------------------------------------------------------------------
+
+    def apply(self, change_set: ChangeSet, actor: Actor) -> Result:
+        """Apply (or preview) a change set sent by ``actor``."""
+        refusals = self.policy.refusals(change_set, actor.kind)
+        if refusals:
+            return _refused(change_set, refusals, {})
+        for attempt in range(2):
+            try:
+                return self._apply_once(change_set, actor)
+            except DocChanged as changed:
+                if attempt == 1:
+                    info = ErrorInfo(
+                        code=ErrorCode.DOC_CHANGED,
+                        message=f"{changed.doc} kept changing while the set was applied; "
+                        "read it again and resend",
+                    )
+                    return _refused(change_set, {0: info} if change_set.ops else {}, {}, info)
+        raise AssertionError("unreachable")
+
+    def _apply_once(self, change_set: ChangeSet, actor: Actor) -> Result:
+        plans: dict[str, _DocPlan] = {}
+        outcomes: dict[int, OpResult] = {}
+        refusals: dict[int, ErrorInfo] = {}
+        currents: dict[int, Current] = {}
+        guard_findings: dict[int, list[Finding]] = {}
+        decisions: list[tuple[int, Decide, str]] = []
+        assets: list[tuple[int, Term | Memory | Recipe]] = []
+        report_guards = actor.kind == "tool"
+
+        for index, op in enumerate(change_set.ops):
+            try:
+                if isinstance(op, Term | Memory | Recipe):
+                    self._validate_asset(op, actor)
+                    assets.append((index, op))
+                    continue
+                plan = self._plan_for(op, plans)
+                result = self._apply_op(
+                    index, op, plan, change_set, actor, report_guards, guard_findings
+                )
+                if isinstance(op, Decide):
+                    assert result.before is not None
+                    decisions.append((index, op, result.before))
+                outcomes[index] = result
+            except ChangeError as err:
+                refusals[index] = err.info
+                if isinstance(err.current, Current):
+                    currents[index] = err.current
+
+        # Governance at commit, per changed edition.
+        doc_findings: dict[str, list[Finding]] = {}
+        if self.commit_check is not None:
+            for doc, plan in plans.items():
+                findings: list[Finding] = []
+                for (block_id, edition), op_index in sorted(
+                    plan.changed.items(), key=lambda i: i[1]
+                ):
+                    if op_index in refusals:
+                        continue
+                    block = plan.block(block_id)
+                    after = edition_runs(block, edition)
+                    if after is None:
+                        continue
+                    original = plan.original.get(block_id)
+                    before = edition_runs(original, edition) if original else None
+                    verdict = self.commit_check.check(doc, block.ref_key, edition, before, after)
+                    findings.extend(verdict.introduced)
+                    if (
+                        verdict.introduced
+                        and change_set.gate_mode == "enforce"
+                        and not report_guards
+                    ):
+                        refusals[op_index] = ErrorInfo(
+                            code=ErrorCode.GATE_FAILED,
+                            message=f"the edit introduces {len(verdict.introduced)} failing "
+                            f"finding(s): {verdict.introduced[0].message}",
+                        )
+                        guard_findings.setdefault(op_index, []).extend(verdict.introduced)
+                    elif verdict.introduced:
+                        guard_findings.setdefault(op_index, []).extend(verdict.introduced)
+                doc_findings[doc] = findings
+
+        # Render every changed document (a writer may refuse what it cannot say).
+        writes: list[Write] = []
+        rendered: dict[str, bytes] = {}
+        if not refusals:
+            for doc, plan in plans.items():
+                if not plan.changed and not plan.deleted and not plan.inserted:
+                    continue
+                document = plan.staged.document.with_blocks(tuple(plan.blocks))
+                try:
+                    data = self.home.render(plan.staged, document)
+                except WriteRefused as refused:
+                    index = _op_for_block(plan, refused.block)
+                    refusals[index] = ErrorInfo(
+                        code=ErrorCode.UNSUPPORTED,
+                        message=refused.message,
+                        capability=refused.capability,
+                    )
+                    continue
+                except FormatError as err:
+                    index = _op_for_block(plan, "")
+                    refusals[index] = ErrorInfo(code=ErrorCode(err.code), message=err.located())
+                    continue
+                rendered[doc] = data
+                writes.append(Write(staged=plan.staged, data=data))
+
+        if refusals:
+            return _refused(change_set, refusals, currents, docs=_doc_results(plans, {}, {}))
+
+        if change_set.preview:
+            docs = []
+            for doc, plan in plans.items():
+                preview_bytes = rendered.get(doc)
+                diff = (
+                    self.home.diff(plan.staged, preview_bytes) if preview_bytes is not None else ""
+                )
+                docs.append(
+                    DocResult(
+                        doc=doc,
+                        home=plan.staged.home,
+                        file=plan.staged.file,
+                        written=False,
+                        before=plan.staged.head,
+                        after=digest(preview_bytes) if preview_bytes is not None else None,
+                        findings=tuple(doc_findings[doc]) if doc in doc_findings else None,
+                        diff=diff,
+                    )
+                )
+            ops = []
+            for index, op in enumerate(change_set.ops):
+                outcome = outcomes.get(index) or OpResult(
+                    i=index, op=op.op, status=OpStatus.APPLIED
+                )
+                status = (
+                    OpStatus.UNCHANGED
+                    if outcome.status == OpStatus.UNCHANGED
+                    else OpStatus.PREVIEWED
+                )
+                ops.append(
+                    _with_findings(evolve(outcome, status=status), guard_findings.get(index))
+                )
+            return Result(status=SetStatus.PREVIEWED, docs=tuple(docs), ops=tuple(ops))
+
+        written: dict[str, str | None] = {}
+        io_error: str | None = None
+        if writes:
+            commit = self.home.commit(writes)  # raises DocChanged for a retry
+            written = commit.written
+            io_error = commit.error
+
+        ops_out: list[OpResult] = []
+        unwritten = {doc for doc in rendered if written.get(doc) is None}
+        for index, op in enumerate(change_set.ops):
+            landed = outcomes.get(index) or OpResult(i=index, op=op.op, status=OpStatus.APPLIED)
+            if io_error is not None:
+                op_doc = _op_doc(op, plans)
+                if op.op in ASSET_OPS or isinstance(op, Decide) or op_doc in unwritten:
+                    landed = OpResult(i=index, op=op.op, status=OpStatus.NOT_APPLIED, at=landed.at)
+            ops_out.append(_with_findings(landed, guard_findings.get(index)))
+
+        status = SetStatus.APPLIED
+        if io_error is None:
+            for index, op, rev in decisions:
+                status = self._land_asset(index, op, actor, rev, ops_out, status)
+            for index, asset in assets:
+                status = self._land_asset(index, asset, actor, None, ops_out, status)
+        else:
+            status = SetStatus.PARTIAL
+
+        docs = _doc_results(plans, written, doc_findings, rendered)
+        final = Result(status=status, docs=tuple(docs), ops=tuple(ops_out))
+        if self.recorder is not None and status in (SetStatus.APPLIED, SetStatus.PARTIAL):
+            try:
+                record = self.recorder.record(change_set, final, actor)
+            except Exception:  # a failing recorder leaves content written and record null
+                record = None
+            final = evolve(final, record=record)
+        return final
+
+    # --- assets -------------------------------------------------------------------------
+
+    def _validate_asset(self, op: Term | Memory | Recipe | Decide, actor: Actor) -> None:
+        if self.assets is None:
+            raise ChangeError.of(
+                ErrorCode.UNSUPPORTED,
+                f"{op.op} ops need a project store; run inside a project (kapi init)",
+                capability=op.op,
+            )
+        if isinstance(op, Memory):
+            for side, name in ((op.from_, "from"), (op.to, "to")):
+                try:
+                    EditionKey.parse(side.edition)
+                except EditionKeyError as err:
+                    raise ChangeError.of(
+                        ErrorCode.INVALID, str(err), field=f"{name}/edition"
+                    ) from None
+        reason = self.assets.validate(op, actor)
+        if reason is not None:
+            raise ChangeError.of(ErrorCode.INVALID, reason)
+
+    def _land_asset(
+        self,
+        index: int,
+        op: Decide | Term | Memory | Recipe,
+        actor: Actor,
+        rev: str | None,
+        ops_out: list[OpResult],
+        status: str,
+    ) -> str:
+        assert self.assets is not None
+        try:
+            self.assets.apply(op, actor, rev)
+        except Exception as err:  # the store refused after content landed: partial
+            ops_out[index] = OpResult(
+                i=index,
+                op=op.op,
+                status=OpStatus.REFUSED,
+                at=ops_out[index].at,
+                error=ErrorInfo(code=ErrorCode.UNREACHABLE, message=f"the store refused: {err}"),
+            )
+            return SetStatus.PARTIAL
+        return status
+
+    # --- planning -----------------------------------------------------------------------
+
+    def _plan_for(self, op: Op, plans: dict[str, _DocPlan]) -> _DocPlan:
+        assert not isinstance(op, Term | Memory | Recipe)
+        doc = op.doc if isinstance(op, InsertBlock | Native) else op.at.doc
+        for plan in plans.values():
+            if doc in (plan.staged.doc, plan.staged.file):
+                return plan
+        staged = self.home.stage(doc)
+        existing = plans.get(staged.doc)
+        if existing is not None:
+            return existing
+        plan = _DocPlan(staged)
+        plans[staged.doc] = plan
+        return plan
+
+    def _find_block(self, plan: _DocPlan, key: str, field: str) -> Block:
+        matches = [b for b in plan.blocks if key in (b.key, b.name, b.id) and key]
+        if len(matches) > 1:
+            raise ChangeError.of(
+                ErrorCode.AMBIGUOUS,
+                f"{len(matches)} blocks answer to {key!r}; name the block by its key",
+                field=field,
+                candidates=tuple(Candidate(key=b.id) for b in matches[:5]),
+            )
+        if not matches:
+            if key in plan.deleted:
+                raise ChangeError.of(
+                    ErrorCode.NOT_FOUND, f"block {key!r} was deleted by an earlier op", field=field
+                )
+            near = difflib.get_close_matches(key, [b.ref_key for b in plan.blocks], n=3)
+            hint = f"; did you mean {', '.join(repr(n) for n in near)}?" if near else ""
+            raise ChangeError.of(
+                ErrorCode.NOT_FOUND,
+                f"no block {key!r} in {plan.staged.doc}{hint}",
+                field=field,
+                candidates=tuple(Candidate(key=n) for n in near) or None,
+            )
+        return matches[0]
+
+    def _target(self, plan: _DocPlan, block_key: str, edition: str | None) -> _Target:
+        block = self._find_block(plan, block_key, "at/block")
+        if block.id in plan.inserted:
+            raise ChangeError.of(
+                ErrorCode.INVALID,
+                f"block {block_key!r} is inserted by this set; send its content with insert_block",
+                field="at/block",
+            )
+        resolved = ""
+        if edition:
+            try:
+                key = EditionKey.parse(edition)
+            except EditionKeyError as err:
+                raise ChangeError.of(ErrorCode.INVALID, str(err), field="at/edition") from None
+            same = key.is_plain and key.language == block.locale and key.text not in block.targets
+            if not same:
+                resolved = key.text
+                allowed = plan.staged.editions
+                if (
+                    allowed is not None
+                    and resolved not in allowed
+                    and resolved not in block.targets
+                ):
+                    where = ", ".join(sorted(allowed)) or "only its own edition"
+                    raise ChangeError.of(
+                        ErrorCode.UNSUPPORTED,
+                        f"{plan.staged.doc} has no place for the {resolved} edition (it holds {where})",
+                        capability="edition",
+                        field="at/edition",
+                    )
+        ref = ResultRef(doc=plan.staged.doc, block=block.ref_key, edition=resolved or None)
+        return _Target(block.id, resolved, ref)
+
+    def _check_if_match(self, plan: _DocPlan, target: _Target, if_match: str | None, op: Op) -> str:
+        """The rev the sender read, checked against the set's start state; returns it."""
+        original = plan.original.get(target.block_id)
+        start_rev = edition_rev(original, target.edition) if original else ABSENT
+        current_block = plan.block(target.block_id)
+        if if_match is None or if_match == "*":
+            if edition_runs(current_block, target.edition) is None and not isinstance(
+                op, RemoveEdition
+            ):
+                raise ChangeError.of(
+                    ErrorCode.NOT_FOUND,
+                    'the edition does not exist; create it with if_match "absent"',
+                    field="at/edition",
+                )
+            return start_rev
+        if if_match == ABSENT:
+            if start_rev != ABSENT:
+                raise self._stale(
+                    original, target, "the edition exists already; read it and send its rev"
+                )
+            return ABSENT
+        if if_match != start_rev:
+            message = (
+                "the edition does not exist (its rev is absent)"
+                if start_rev == ABSENT
+                else "the content changed since it was read; read it again"
+            )
+            raise self._stale(original, target, message)
+        if edition_runs(current_block, target.edition) is None and not isinstance(
+            op, RemoveEdition
+        ):
+            raise ChangeError.of(
+                ErrorCode.NOT_FOUND,
+                "an earlier op in this set removed the edition",
+                field="at/edition",
+            )
+        return start_rev
+
+    def _stale(self, block: Block | None, target: _Target, message: str) -> ChangeError:
+        runs = edition_runs(block, target.edition) if block else None
+        rev = (
+            ABSENT
+            if runs is None or block is None
+            else revision(edition_rev_key(block, target.edition), runs)
+        )
+        current = Current(rev=rev, text=render_edit_text(runs) if runs is not None else None)
+        return ChangeError.of(ErrorCode.STALE, message, field="if_match", current=current)
+
+    # --- one op -------------------------------------------------------------------------
+
+    def _apply_op(
+        self,
+        index: int,
+        op: Op,
+        plan: _DocPlan,
+        change_set: ChangeSet,
+        actor: Actor,
+        report_guards: bool,
+        guard_findings: dict[int, list[Finding]],
+    ) -> OpResult:
+        caps = plan.staged.capabilities
+        if isinstance(op, Native):
+            raise ChangeError.of(
+                ErrorCode.UNSUPPORTED,
+                f"format {caps.name} declares no native operations",
+                capability="native",
+            )
+        if isinstance(op, InsertBlock):
+            return self._insert_block(index, op, plan)
+        if isinstance(op, DeleteBlock):
+            return self._delete_block(index, op, plan)
+        assert not isinstance(op, Term | Memory | Recipe)
+        target = self._target(plan, op.at.block, getattr(op.at, "edition", None))
+        block = plan.block(target.block_id)
+        if not block.translatable and not isinstance(op, Decide | Annotate | Unannotate):
+            raise ChangeError.of(
+                ErrorCode.UNSUPPORTED,
+                f"block {block.ref_key!r} is not translatable content (role {block.role or 'none'})",
+                capability="editable",
+            )
+        if isinstance(op, Annotate | Unannotate):
+            return self._annotation(index, op, plan, target)
+        if_match = getattr(op, "if_match", None)
+        before = self._check_if_match(plan, target, if_match, op)
+        if isinstance(op, Decide):
+            if op.outcome == "advise" and op.score is None:
+                raise ChangeError.of(
+                    ErrorCode.INVALID, "advise needs a score (0-100)", field="score"
+                )
+            after = edition_rev(block, target.edition)
+            return OpResult(
+                i=index,
+                op=op.op,
+                status=OpStatus.APPLIED,
+                at=target.ref,
+                before=before,
+                after=after,
+            )
+        if isinstance(op, RemoveEdition):
+            return self._remove_edition(index, op, plan, target, before)
+
+        authoritative = not target.edition
+        if authoritative and isinstance(op, SetContent) and op.basis is not None:
+            raise ChangeError.of(
+                ErrorCode.INVALID,
+                "basis names the authoritative edition a derived edition was made from; "
+                "this is the authoritative edition",
+                field="basis",
+            )
+        current_runs = edition_runs(block, target.edition)
+        original_block = plan.original.get(target.block_id)
+        original_runs = edition_runs(original_block, target.edition) if original_block else None
+        reference = current_runs if current_runs is not None else block.source
+        extra = [block.source] if target.edition else []
+        log = plan.log(target.block_id, target.edition)
+        resolved: tuple[object, ...] | None = None
+
+        if isinstance(op, SetContent):
+            new_runs = self._set_content(
+                op, block, target, current_runs, reference, extra, caps.new_codes, log
+            )
+        elif isinstance(op, ReplaceText):
+            assert current_runs is not None
+            new_runs, spans = content.apply_edits(
+                op.edits, op.path, current_runs, original_runs or current_runs, log, extra, "edits"
+            )
+            resolved = tuple(spans)
+        elif isinstance(op, SetAttribute):
+            assert current_runs is not None
+            new_runs = self._set_attribute(op, current_runs, caps.writable_attrs)
+        elif isinstance(op, Mark):
+            assert current_runs is not None
+            if op.type not in caps.new_codes:
+                raise ChangeError.of(
+                    ErrorCode.UNSUPPORTED,
+                    f"format {caps.name} cannot add a {op.type} code",
+                    capability=f"synthesize:{op.type}",
+                    field="type",
+                )
+            new_runs, span = content.mark_range(
+                op.range,
+                current_runs,
+                original_runs or current_runs,
+                log,
+                op.type,
+                op.attrs or {},
+                "range",
+            )
+            resolved = (span,)
+        else:
+            raise ChangeError.of(
+                ErrorCode.UNSUPPORTED, f"{op.op} is not supported", capability=op.op
+            )
+
+        # Guards against the content replaced (a new edition: the authoritative one).
+        guard_reference = current_runs if current_runs is not None else block.source
+        problem = check_codes(guard_reference, new_runs)
+        if problem is not None:
+            if report_guards:
+                guard_findings.setdefault(index, []).append(
+                    Finding(
+                        rule=f"guard.{problem.subcode}",
+                        message=problem.message,
+                        fails=True,
+                        at=target.ref,
+                    )
+                )
+            else:
+                raise ChangeError(problem)
+
+        if current_runs is not None and new_runs == current_runs:
+            rev = edition_rev(block, target.edition)
+            return OpResult(
+                i=index,
+                op=op.op,
+                status=OpStatus.UNCHANGED,
+                at=target.ref,
+                before=before,
+                after=rev,
+                resolved=resolved,  # type: ignore[arg-type]
+            )
+
+        new_block, basis, invalidates = self._write_edition(
+            block, target, new_runs, op, change_set, actor, plan
+        )
+        plan.replace(new_block)
+        plan.changed[(target.block_id, target.edition)] = index
+        plan.touched_ops.append(index)
+        return OpResult(
+            i=index,
+            op=op.op,
+            status=OpStatus.APPLIED,
+            at=target.ref,
+            before=before,
+            after=edition_rev(new_block, target.edition),
+            basis=basis,
+            resolved=resolved,  # type: ignore[arg-type]
+            invalidates=invalidates,
+        )
+
+    def _set_content(
+        self,
+        op: SetContent,
+        block: Block,
+        target: _Target,
+        current_runs: Runs | None,
+        reference: Runs,
+        extra: list[Runs],
+        new_codes: Sequence[str],
+        log: dict[tuple[PathStep, ...], EditLog],
+    ) -> Runs:
+        if op.path:
+            if current_runs is None:
+                raise ChangeError.of(
+                    ErrorCode.NOT_FOUND,
+                    "the edition does not exist; create it whole first, then edit a branch",
+                    field="path",
+                )
+            branch_reference = content.branch_reference(current_runs, op.path)
+            if op.text is not None:
+                branch = content.parse_text(op.text, branch_reference, extra, "text")
+            else:
+                assert op.runs is not None
+                branch = content.fill_payload_codes(
+                    op.runs, [branch_reference, *extra], new_codes, "runs"
+                )
+            new_runs = content.set_branch(current_runs, op.path, branch, create=True)
+            log.setdefault(tuple(op.path), EditLog()).replaced_whole()
+            return new_runs
+        if op.text is not None:
+            new_runs = content.parse_text(op.text, reference, extra, "text")
+        else:
+            assert op.runs is not None
+            new_runs = content.fill_payload_codes(op.runs, [reference, *extra], new_codes, "runs")
+        log.setdefault((), EditLog()).replaced_whole()
+        return new_runs
+
+    def _set_attribute(self, op: SetAttribute, runs: Runs, writable: object) -> Runs:
+        code = content.find_code(runs, op.code)
+        if code is None:
+            raise ChangeError.of(
+                ErrorCode.NOT_FOUND, f"no code {op.code!r} in this edition", field="code"
+            )
+        allowed = writable.get(code.type, ()) if isinstance(writable, dict) else ()
+        if op.name not in allowed:
+            names = ", ".join(allowed) or "none"
+            raise ChangeError.of(
+                ErrorCode.UNSUPPORTED,
+                f"attribute {op.name!r} of a {code.type or 'untyped'} code is not writable "
+                f"(writable: {names})",
+                capability="set_attribute",
+                field="name",
+            )
+        new_runs, _ = content.set_code_attribute(runs, op.code, op.name, op.value)
+        return new_runs
+
+    def _write_edition(
+        self,
+        block: Block,
+        target: _Target,
+        runs: Runs,
+        op: Op,
+        change_set: ChangeSet,
+        actor: Actor,
+        plan: _DocPlan,
+    ) -> tuple[Block, str | None, tuple[Invalidation, ...] | None]:
+        stamp = self.clock() if self.clock is not None else ""
+        if not target.edition:
+            new_block = block.with_source(runs)
+            if block.source_status == "established":
+                new_block = evolve(new_block, source_status="written")
+            invalidates = tuple(Invalidation(edition=key) for key in sorted(block.targets)) or None
+            return new_block, None, invalidates
+        authoritative_rev = revision(own_edition_key(block), block.source)
+        sent_basis = op.basis if isinstance(op, SetContent) else None
+        if change_set.require_basis and sent_basis is not None and sent_basis != authoritative_rev:
+            raise ChangeError.of(
+                ErrorCode.STALE,
+                "the authoritative edition moved since the basis was read; translate it again",
+                field="basis",
+                current=Current(rev=authoritative_rev, text=render_edit_text(block.source)),
+            )
+        basis = sent_basis or authoritative_rev
+        previous = block.targets.get(target.edition)
+        if actor.kind == "tool":
+            tool_origin = getattr(op, "origin", None)
+            status = "draft"
+            origin = Origin(
+                kind=(tool_origin.kind or "tool") if tool_origin else "tool",
+                tool=tool_origin.tool if tool_origin else actor.name,
+                engine=(tool_origin.engine or "") if tool_origin else "",
+                at=stamp,
+            )
+        elif actor.kind == "agent":
+            status = "translated"
+            origin = Origin(kind="agent", engine=actor.name, reference=actor.session, at=stamp)
+        else:
+            status = "translated"
+            origin = Origin(kind="human", at=stamp)
+        if previous is not None and previous.status == "draft" and actor.kind == "tool":
+            status = "draft"
+        edition = Edition(runs=runs, status=status, basis=basis, origin=origin)
+        return block.with_target(target.edition, edition), basis, None
+
+    def _remove_edition(
+        self, index: int, op: RemoveEdition, plan: _DocPlan, target: _Target, before: str
+    ) -> OpResult:
+        if not target.edition:
+            raise ChangeError.of(
+                ErrorCode.INVALID,
+                "the own edition cannot be removed; delete the block",
+                field="at/edition",
+            )
+        block = plan.block(target.block_id)
+        if target.edition not in block.targets:
+            if op.if_match == "*":
+                return OpResult(
+                    i=index,
+                    op=op.op,
+                    status=OpStatus.UNCHANGED,
+                    at=target.ref,
+                    before=ABSENT,
+                    after=ABSENT,
+                )
+            raise ChangeError.of(
+                ErrorCode.NOT_FOUND, "the edition does not exist", field="at/edition"
+            )
+        plan.replace(block.with_target(target.edition, None))
+        plan.changed[(target.block_id, target.edition)] = index
+        return OpResult(
+            i=index, op=op.op, status=OpStatus.APPLIED, at=target.ref, before=before, after=ABSENT
+        )
+
+    def _annotation(
+        self, index: int, op: Annotate | Unannotate, plan: _DocPlan, target: _Target
+    ) -> OpResult:
+        if not plan.staged.annotations:
+            raise ChangeError.of(
+                ErrorCode.UNSUPPORTED,
+                f"{plan.staged.doc} cannot keep stand-off annotations",
+                capability=op.op,
+            )
+        block = plan.block(target.block_id)
+        if isinstance(op, Unannotate):
+            kept = tuple(
+                a
+                for a in block.annotations
+                if not (a.type == op.type and a.id == op.id and a.edition == target.edition)
+            )
+            if len(kept) == len(block.annotations):
+                raise ChangeError.of(
+                    ErrorCode.NOT_FOUND,
+                    f"no {op.type} annotation {op.id!r} on this edition",
+                    field="id",
+                )
+            plan.replace(evolve(block, annotations=kept))
+            plan.changed[(target.block_id, target.edition)] = index
+            return OpResult(i=index, op=op.op, status=OpStatus.APPLIED, at=target.ref)
+        if op.if_match is not None:
+            self._check_if_match(plan, target, op.if_match, op)
+        runs = edition_runs(block, target.edition)
+        if runs is None:
+            raise ChangeError.of(
+                ErrorCode.NOT_FOUND, "the edition does not exist", field="at/edition"
+            )
+        if op.anchor is not None and op.anchor.kind == "range":
+            for name, position in (("start", op.anchor.start), ("end", op.anchor.end)):
+                if (
+                    position is None
+                    or cell_of_position(runs, position.run, position.offset or 0) is None
+                ):
+                    raise content.guard(
+                        GuardSubcode.BAD_POSITION,
+                        f"the anchor's {name} does not resolve",
+                        f"anchor/{name}",
+                    )
+        annotation_id = op.id
+        if annotation_id is None:
+            taken = {a.id for a in block.annotations if a.type == op.type}
+            n = 1
+            while f"{op.type}-{n}" in taken:
+                n += 1
+            annotation_id = f"{op.type}-{n}"
+        anchor = None
+        if op.anchor is not None:
+            anchor = {"kind": op.anchor.kind}
+        annotation = Annotation(
+            type=op.type, id=annotation_id, edition=target.edition, anchor=anchor, value=op.value
+        )
+        kept = tuple(
+            a
+            for a in block.annotations
+            if not (a.type == op.type and a.id == annotation_id and a.edition == target.edition)
+        )
+        plan.replace(evolve(block, annotations=(*kept, annotation)))
+        plan.changed[(target.block_id, target.edition)] = index
+        rev = edition_rev(block, target.edition)
+        return OpResult(
+            i=index,
+            op=op.op,
+            status=OpStatus.APPLIED,
+            at=target.ref,
+            id=annotation_id,
+            before=rev,
+            after=rev,
+        )
+
+    def _insert_block(self, index: int, op: InsertBlock, plan: _DocPlan) -> OpResult:
+        caps = plan.staged.capabilities
+        if not caps.structural:
+            raise ChangeError.of(
+                ErrorCode.UNSUPPORTED,
+                f"format {caps.name} cannot insert blocks",
+                capability="insert_block",
+            )
+        locale = plan.staged.document.locale
+        own_keys = [k for k in op.editions if k in ("", locale)]
+        if not own_keys:
+            raise ChangeError.of(
+                ErrorCode.INVALID,
+                f"insert_block needs the document's own edition ({locale or 'its language'})",
+                field="editions",
+            )
+        anchor = op.after or op.before
+        if anchor is not None:
+            self._find_block(plan, anchor, "after" if op.after else "before")
+        name = op.name or ""
+        if name:
+            existing = [b for b in plan.blocks if name in (b.key, b.name, b.id)]
+            if existing:
+                block = existing[0]
+                raise ChangeError.of(
+                    ErrorCode.STALE,
+                    f"a block {name!r} exists already",
+                    field="name",
+                    current=Current(
+                        rev=edition_rev(block, ""), text=render_edit_text(block.source)
+                    ),
+                )
+        plan.counter += 1
+        new_id = f"new-{plan.counter}"
+        key = name or new_id
+        own = op.editions[own_keys[0]]
+        source = self._edition_content(own, (), caps.new_codes, f"editions/{own_keys[0]}")
+        targets: dict[str, Edition] = {}
+        for edition_key, payload in op.editions.items():
+            if edition_key in own_keys:
+                continue
+            allowed = plan.staged.editions
+            if allowed is not None and edition_key not in allowed:
+                raise ChangeError.of(
+                    ErrorCode.UNSUPPORTED,
+                    f"{plan.staged.doc} has no place for the {edition_key} edition",
+                    capability="edition",
+                    field=f"editions/{edition_key}",
+                )
+            runs = self._edition_content(payload, source, caps.new_codes, f"editions/{edition_key}")
+            targets[edition_key] = Edition(runs=runs, status="translated")
+        properties = {}
+        if op.after:
+            properties["insert_after"] = op.after
+        if op.before:
+            properties["insert_before"] = op.before
+        block = Block(
+            id=new_id,
+            name=key,
+            source=source,
+            locale=locale,
+            targets=targets,
+            properties=properties,
+        )
+        position = len(plan.blocks)
+        if anchor is not None:
+            anchor_block = self._find_block(plan, anchor, "after")
+            position = plan.blocks.index(anchor_block) + (1 if op.after else 0)
+        plan.blocks.insert(position, block)
+        plan.inserted.add(block.id)
+        plan.changed[(block.id, "")] = index
+        ref = ResultRef(doc=plan.staged.doc, block=key)
+        return OpResult(
+            i=index,
+            op=op.op,
+            status=OpStatus.APPLIED,
+            at=ref,
+            before=ABSENT,
+            after=edition_rev(block, ""),
+        )
+
+    def _edition_content(
+        self, payload: object, reference: Runs, new_codes: Sequence[str], field: str
+    ) -> Runs:
+        text = getattr(payload, "text", None)
+        runs = getattr(payload, "runs", None)
+        if text is not None:
+            return content.parse_text(text, reference, [], f"{field}/text")
+        assert runs is not None
+        return content.fill_payload_codes(runs, [reference], new_codes, f"{field}/runs")
+
+    def _delete_block(self, index: int, op: DeleteBlock, plan: _DocPlan) -> OpResult:
+        caps = plan.staged.capabilities
+        if not caps.structural:
+            raise ChangeError.of(
+                ErrorCode.UNSUPPORTED,
+                f"format {caps.name} cannot delete blocks",
+                capability="delete_block",
+            )
+        block = self._find_block(plan, op.at.block, "at/block")
+        if block.id in plan.inserted:
+            raise ChangeError.of(
+                ErrorCode.INVALID,
+                "this set inserts that block; leave both ops out",
+                field="at/block",
+            )
+        original = plan.original.get(block.id, block)
+        own_names = {"", block.locale}
+        if not any(key in own_names for key in op.if_match):
+            raise ChangeError.of(
+                ErrorCode.INVALID,
+                f"delete_block must name the own edition's rev ({block.locale or 'own'})",
+                field="if_match",
+            )
+        for key, rev in op.if_match.items():
+            edition = "" if key in own_names else key
+            current = edition_rev(original, edition)
+            if rev != "*" and rev != current:
+                raise ChangeError.of(
+                    ErrorCode.STALE,
+                    f"the {key or 'own'} edition changed since it was read",
+                    field=f"if_match/{key}",
+                    current=Current(
+                        rev=current,
+                        text=render_edit_text(edition_runs(original, edition) or ())
+                        if current != ABSENT
+                        else None,
+                    ),
+                )
+        plan.blocks = [b for b in plan.blocks if b.id != block.id]
+        plan.deleted.add(block.ref_key)
+        plan.changed[(block.id, "")] = index
+        ref = ResultRef(doc=plan.staged.doc, block=block.ref_key)
+        return OpResult(
+            i=index,
+            op=op.op,
+            status=OpStatus.APPLIED,
+            at=ref,
+            before=edition_rev(original, ""),
+            after=ABSENT,
+        )
+
+
+def _op_for_block(plan: _DocPlan, block_id: str) -> int:
+    for (changed_block, _), index in plan.changed.items():
+        if not block_id or changed_block == block_id:
+            return index
+    return min(plan.changed.values(), default=0)
+
+
+def _op_doc(op: Op, plans: dict[str, _DocPlan]) -> str | None:
+    doc = getattr(op, "doc", None) or getattr(getattr(op, "at", None), "doc", None)
+    for key, plan in plans.items():
+        if doc in (key, plan.staged.file):
+            return key
+    return doc
+
+
+def _with_findings(result: OpResult, findings: list[Finding] | None) -> OpResult:
+    if not findings:
+        return result
+    return evolve(result, findings=tuple(findings))
+
+
+def _doc_results(
+    plans: dict[str, _DocPlan],
+    written: dict[str, str | None],
+    findings: dict[str, list[Finding]],
+    rendered: dict[str, bytes] | None = None,
+) -> list[DocResult]:
+    out = []
+    for doc, plan in plans.items():
+        after = written.get(doc)
+        out.append(
+            DocResult(
+                doc=doc,
+                home=plan.staged.home,
+                file=plan.staged.file,
+                written=after is not None,
+                before=plan.staged.head,
+                after=after,
+                findings=tuple(findings[doc]) if doc in findings else None,
+            )
+        )
+    return out
+
+
+def _refused(
+    change_set: ChangeSet,
+    refusals: dict[int, ErrorInfo],
+    currents: dict[int, Current],
+    error: ErrorInfo | None = None,
+    docs: Sequence[DocResult] = (),
+) -> Result:
+    if not refusals:
+        return Result(status=SetStatus.REFUSED, error=error)
+    first = min(refusals)
+    ops = []
+    for index, op in enumerate(change_set.ops):
+        if index in refusals:
+            ops.append(
+                OpResult(
+                    i=index,
+                    op=op.op,
+                    status=OpStatus.REFUSED,
+                    at=_echo_ref(op),
+                    error=refusals[index],
+                    current=currents.get(index),
+                )
+            )
+        else:
+            ops.append(
+                OpResult(
+                    i=index,
+                    op=op.op,
+                    status=OpStatus.NOT_APPLIED,
+                    at=_echo_ref(op),
+                    blocked_by=first,
+                )
+            )
+    return Result(status=SetStatus.REFUSED, docs=tuple(docs), ops=tuple(ops), error=error)
+
+
+def _echo_ref(op: Op) -> ResultRef | None:
+    at = getattr(op, "at", None)
+    if at is not None:
+        return ResultRef(doc=at.doc, block=at.block, edition=getattr(at, "edition", None) or None)
+    doc = getattr(op, "doc", None)
+    return ResultRef(doc=doc) if doc else None

@@ -1,0 +1,159 @@
+"""Revisions: the guard every edit carries, ``r:`` + 16 hex of a digest of an edition.
+
+``rev = "r:" + sha256(key_text + "\\0" + canonical_runs_json)[:16]``. The
+canonical JSON has a fixed field order, omits empty optional fields, sorts
+map keys, and escapes strings the way Go's encoder does with HTML escaping
+off, so a revision is the same in every process and on every platform.
+Status, origin and other editions are not part of it; codes' native data and
+attributes are.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+
+from kapi.core.model import (
+    Constraints,
+    PcClose,
+    PcOpen,
+    Ph,
+    Plural,
+    Run,
+    Runs,
+    Select,
+    Sub,
+    Text,
+)
+
+__all__ = ["ABSENT", "canonical_runs_json", "is_revision", "revision"]
+
+ABSENT = "absent"
+
+_ESCAPES = {
+    '"': '\\"',
+    "\\": "\\\\",
+    "\b": "\\b",
+    "\f": "\\f",
+    "\n": "\\n",
+    "\r": "\\r",
+    "\t": "\\t",
+    "\u2028": "\\u2028",
+    "\u2029": "\\u2029",
+}
+
+
+def _string(value: str) -> str:
+    out = ['"']
+    for char in value:
+        escaped = _ESCAPES.get(char)
+        if escaped is not None:
+            out.append(escaped)
+        elif char < " ":
+            out.append(f"\\u{ord(char):04x}")
+        elif "\ud800" <= char <= "\udfff":
+            out.append("\ufffd")  # a lone surrogate is not UTF-8 text
+        else:
+            out.append(char)
+    out.append('"')
+    return "".join(out)
+
+
+def _attrs(values: Mapping[str, str]) -> str:
+    keys = sorted(values, key=lambda key: key.encode("utf-8", "surrogatepass"))
+    return "{" + ",".join(f"{_string(k)}:{_string(values[k])}" for k in keys) + "}"
+
+
+def _constraints(value: Constraints) -> str:
+    return (
+        f'{{"deletable":{_bool(value.deletable)},"cloneable":{_bool(value.cloneable)},'
+        f'"reorderable":{_bool(value.reorderable)}}}'
+    )
+
+
+def _bool(value: bool) -> str:
+    return "true" if value else "false"
+
+
+def _code(run: Ph | PcOpen) -> str:
+    parts = [f'"id":{_string(run.id)}', f'"type":{_string(run.type)}']
+    if run.sub_type:
+        parts.append(f'"subType":{_string(run.sub_type)}')
+    parts.append(f'"data":{_string(run.data)}')
+    parts.append(f'"equiv":{_string(run.equiv)}')
+    if run.disp:
+        parts.append(f'"disp":{_string(run.disp)}')
+    if run.attrs:
+        parts.append(f'"attrs":{_attrs(run.attrs)}')
+    if run.constraints is not None:
+        parts.append(f'"constraints":{_constraints(run.constraints)}')
+    return "{" + ",".join(parts) + "}"
+
+
+def _branches(branches: Mapping[str, Runs] | None) -> str:
+    if branches is None:
+        return "null"
+    keys = sorted(branches, key=lambda key: key.encode("utf-8", "surrogatepass"))
+    return "{" + ",".join(f"{_string(k)}:{_runs(branches[k])}" for k in keys) + "}"
+
+
+def _run(run: Run) -> str:
+    if isinstance(run, Text):
+        if run.no_translate:
+            return f'{{"text":{_string(run.text)},"noTranslate":true}}'
+        return f'{{"text":{_string(run.text)}}}'
+    if isinstance(run, Ph):
+        return f'{{"ph":{_code(run)}}}'
+    if isinstance(run, PcOpen):
+        return f'{{"pcOpen":{_code(run)}}}'
+    if isinstance(run, PcClose):
+        parts = [f'"id":{_string(run.id)}', f'"type":{_string(run.type)}']
+        if run.sub_type:
+            parts.append(f'"subType":{_string(run.sub_type)}')
+        parts.append(f'"data":{_string(run.data)}')
+        if run.equiv:
+            parts.append(f'"equiv":{_string(run.equiv)}')
+        return '{"pcClose":{' + ",".join(parts) + "}}"
+    if isinstance(run, Sub):
+        return (
+            f'{{"sub":{{"id":{_string(run.id)},"ref":{_string(run.ref)},'
+            f'"equiv":{_string(run.equiv)}}}}}'
+        )
+    if isinstance(run, Plural):
+        return f'{{"plural":{{"pivot":{_string(run.pivot)},"forms":{_branches(run.forms)}}}}}'
+    if isinstance(run, Select):
+        return f'{{"select":{{"pivot":{_string(run.pivot)},"cases":{_branches(run.cases)}}}}}'
+    return "null"
+
+
+def _runs(runs: Runs | None) -> str:
+    if runs is None:
+        return "null"
+    return "[" + ",".join(_run(run) for run in runs) + "]"
+
+
+def canonical_runs_json(runs: Runs) -> str:
+    """The canonical JSON of a run sequence that a revision hashes."""
+    return _runs(runs)
+
+
+def revision(edition_key: str, runs: Runs) -> str:
+    """The revision of an edition: its canonical key text and its runs.
+
+    ``edition_key`` is the edition as resolved: for a block's own edition the
+    block's source locale (``"en"``), or ``""`` when the block also holds a
+    target in the same language.
+    """
+    payload = (
+        edition_key.encode("utf-8") + b"\x00" + canonical_runs_json(runs).encode("utf-8", "replace")
+    )
+    return "r:" + hashlib.sha256(payload).hexdigest()[:16]
+
+
+def is_revision(value: str) -> bool:
+    """True for ``r:`` followed by 16 lowercase hex digits."""
+    return (
+        len(value) == 18
+        and value.startswith("r:")
+        and all(c in "0123456789abcdef" for c in value[2:])
+    )
