@@ -253,7 +253,13 @@ class ChangeService:
                 writes.append(Write(staged=plan.staged, data=data))
 
         if refusals:
-            return _refused(change_set, refusals, currents, docs=_doc_results(plans, {}, {}))
+            return _refused(
+                change_set,
+                refusals,
+                currents,
+                docs=_doc_results(plans, {}, {}),
+                findings=guard_findings,
+            )
 
         if change_set.preview:
             docs = []
@@ -1042,6 +1048,7 @@ def _refused(
     currents: dict[int, Current],
     error: ErrorInfo | None = None,
     docs: Sequence[DocResult] = (),
+    findings: dict[int, list[Finding]] | None = None,
 ) -> Result:
     if not refusals:
         return Result(status=SetStatus.REFUSED, error=error)
@@ -1057,6 +1064,7 @@ def _refused(
                     at=_echo_ref(op),
                     error=refusals[index],
                     current=currents.get(index),
+                    findings=tuple((findings or {}).get(index, ())) or None,
                 )
             )
         else:
