@@ -1,15 +1,253 @@
-"""The ``kapi`` command: a click group whose verbs call :mod:`kapi.host`."""
+"""The ``kapi`` command: click verbs that parse flags, call one :mod:`kapi.host` function, and print.
+
+Heavy modules (the core's change service, format parsers) are imported inside
+the verbs, so ``kapi --help`` starts fast.
+"""
 
 from __future__ import annotations
 
+import sys
+from importlib.metadata import entry_points
+
 import click
 
+from kapi.cli.output import emit_json, fail, table, warn
+from kapi.host.errors import EXIT_USAGE, HostError
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+class KapiGroup(click.Group):
+    """Adds the verbs other distributions register (entry-point group ``kapi.cli``)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        names = set(super().list_commands(ctx))
+        names.update(ep.name for ep in entry_points(group="kapi.cli"))
+        return sorted(names)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        command = super().get_command(ctx, name)
+        if command is not None:
+            return command
+        for ep in entry_points(group="kapi.cli"):
+            if ep.name == name:
+                loaded = ep.load()
+                return loaded if isinstance(loaded, click.Command) else None
+        return None
+
+
+@click.group(cls=KapiGroup, context_settings=CONTEXT)
 @click.version_option(package_name="kapi-cli", prog_name="kapi")
 def cli() -> None:
-    """kapi: read, change and check content in any format, safely."""
+    """kapi: read, change and check content in any format, safely.
+
+    \b
+    Work:    inspect FILE…   apply SET    stats FILE…
+    Formats: formats
+    Exit codes: 0 ok, 1 error, 2 usage or invalid input, 3 refused or gate failed, 5 unreachable.
+    """
+
+
+def _inputs(files: tuple[str, ...]) -> list[str]:
+    from kapi.host.inputs import expand_inputs
+
+    if not files:
+        if sys.stdin.isatty():
+            raise HostError("no input: name files, or pipe content with --format", exit_code=EXIT_USAGE)
+        return ["-"]
+    return expand_inputs(files)
+
+
+def _locale(value: str) -> str:
+    from kapi.core.edition import EditionKeyError, canonical_locale
+
+    try:
+        return canonical_locale(value)
+    except EditionKeyError as err:
+        raise HostError(str(err), exit_code=EXIT_USAGE) from None
+
+
+source_lang_option = click.option(
+    "--source-lang",
+    default="en",
+    show_default=True,
+    help="Language of the files' own edition when the file does not say.",
+)
+format_option = click.option("--format", "format_name", help="Read as this format (see `kapi formats`); needed for stdin.")
+
+
+@cli.command()
+@click.argument("files", nargs=-1)
+@click.option("--jsonl", is_flag=True, help="One record per line instead of a JSON array.")
+@source_lang_option
+@format_option
+def inspect(files: tuple[str, ...], jsonl: bool, source_lang: str, format_name: str | None) -> None:
+    """Show every block of FILES as an agent reads it: ref, rev, edit text, codes, ops.
+
+    Send a `rev` back as `if_match` in a change set (`kapi apply`) to edit the block.
+    """
+    from kapi.core.change.wire import encode_read_page
+    from kapi.core.change.read import ReadPage
+    from kapi.host.documents import inspect_files
+
+    try:
+        records, failures = inspect_files(_inputs(files), locale=_locale(source_lang), format_name=format_name)
+    except HostError as err:
+        fail(err)
+    page = ReadPage(doc="", home="file", format="", head="", blocks=tuple(records))
+    encoded = encode_read_page(page, inspect=True)["blocks"]
+    emit_json(encoded, jsonl=jsonl)
+    for failure in failures:
+        warn(f"Error: {failure.message}")
+    if failures:
+        sys.exit(EXIT_USAGE)
+
+
+@cli.command()
+@click.argument("change_set", required=False, default=None)
+@click.option("--dry-run", is_flag=True, help="Preview: check everything and print diffs, write nothing.")
+@click.option("--json", "as_json", is_flag=True, help="Print the kapi.change-result/v1 result on stdout.")
+@click.option("--gate", type=click.Choice(["enforce", "report"]), help="Override the set's gate.")
+@click.option("--print-ops", is_flag=True, help="Print the decoded change set and exit (nothing applied).")
+@click.option("--schema", "schema", is_flag=False, flag_value="", default=None, metavar="[OP]",
+              help="Print the JSON Schema of a change set (or of one OP) and exit.")
+@source_lang_option
+def apply(change_set: str | None, dry_run: bool, as_json: bool, gate: str | None, print_ops: bool,
+          schema: str | None, source_lang: str) -> None:
+    """Apply a kapi.change/v1 CHANGE_SET (a file, or - / stdin): all of it, or nothing.
+
+    \b
+    Exit codes: 0 applied or previewed; 2 undecodable or invalid;
+    3 refused (stale, not_found, guard, …) or partial; 5 unreachable.
+    """
+    from kapi.core.change import wire
+
+    if schema is not None:
+        from kapi.core.change import schema as schemas
+
+        if schema:
+            try:
+                emit_json(schemas.op_schema(schema))
+            except (KeyError, ValueError):
+                fail(HostError(f"unknown op {schema!r}; ops: {', '.join(sorted(schemas.OP_NAMES))}", exit_code=EXIT_USAGE))
+        else:
+            emit_json(schemas.change_set_schema())
+        return
+    from kapi.host.actor import actor_from_env
+    from kapi.host.changes import apply_change_set, decode_input, error_result
+
+    data = _read_change_set(change_set)
+    if print_ops:
+        from kapi.core.change.errors import ChangeError
+
+        try:
+            decoded = decode_input(data)
+        except ChangeError as err:
+            _print_result(error_result(err), as_json=True, dry_run=False)
+            sys.exit(2)
+        emit_json(wire.encode_change_set(decoded))
+        return
+    try:
+        actor = actor_from_env()
+    except HostError as err:
+        fail(err, as_json=as_json)
+    outcome = apply_change_set(data, actor=actor, locale=_locale(source_lang), dry_run=dry_run, gate=gate)
+    for notice in outcome.notices:
+        warn(f"note: {notice}")
+    _print_result(outcome.result, as_json=as_json, dry_run=dry_run)
+    sys.exit(outcome.exit_code)
+
+
+def _read_change_set(argument: str | None) -> bytes:
+    if argument in (None, "-"):
+        if argument is None and sys.stdin.isatty():
+            fail(HostError("no change set: name a file or pipe one on stdin", exit_code=EXIT_USAGE))
+        return sys.stdin.buffer.read()
+    try:
+        with open(argument, "rb") as handle:
+            return handle.read()
+    except OSError as err:
+        fail(HostError(f"{argument}: {err.strerror}", exit_code=EXIT_USAGE))
+    raise AssertionError
+
+
+def _print_result(result, *, as_json: bool, dry_run: bool) -> None:  # type: ignore[no-untyped-def]
+    from kapi.core.change import wire
+    from kapi.cli.summary import summarise
+
+    if as_json:
+        click.echo(wire.dumps(wire.encode_result(result), indent=2))
+    elif dry_run:
+        for doc in result.docs:
+            if doc.diff:
+                click.echo(doc.diff, nl=False)
+    warn(summarise(result))
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the formats as JSON.")
+def formats(as_json: bool) -> None:
+    """List the formats kapi reads and writes, and what a change set may do to each."""
+    from kapi.formats import registry
+
+    specs = registry.all_formats()
+    if as_json:
+        emit_json(
+            [
+                {
+                    "name": s.name,
+                    "title": s.title,
+                    "extensions": list(s.extensions),
+                    "mime_types": list(s.mime_types),
+                    "reader": s.reader,
+                    "writer": s.writer,
+                    "editable": s.editable,
+                    "round_trip": s.round_trip,
+                    "generative": s.generative,
+                    "interchange": s.interchange,
+                    "editions": s.capabilities.editions,
+                }
+                for s in specs
+            ]
+        )
+        return
+    yes = {True: "yes", False: "-"}
+    rows = [
+        (s.name, " ".join(s.extensions), yes[s.editable], yes[s.round_trip], yes[s.generative],
+         "in-file" if s.interchange else "one-per-file", s.title)
+        for s in specs
+    ]
+    click.echo(table(("FORMAT", "EXTENSIONS", "EDIT", "ROUND-TRIP", "GENERATIVE", "EDITIONS", "DESCRIPTION"), rows))
+
+
+@cli.command()
+@click.argument("files", nargs=-1)
+@click.option("--json", "as_json", is_flag=True, help="Print the counts as JSON.")
+@source_lang_option
+@format_option
+def stats(files: tuple[str, ...], as_json: bool, source_lang: str, format_name: str | None) -> None:
+    """Count blocks, words and characters of translatable content in FILES."""
+    from kapi.host.documents import stats as count
+
+    try:
+        counts, failures = count(_inputs(files), locale=_locale(source_lang), format_name=format_name)
+    except HostError as err:
+        fail(err, as_json=as_json)
+    if as_json:
+        emit_json(counts)
+    else:
+        rows = [(f["path"], f["format"], f["blocks"], f["words"], f["characters"]) for f in counts["files"]]
+        total = counts["total"]
+        rows.append(("total", "", total["blocks"], total["words"], total["characters"]))
+        click.echo(table(("FILE", "FORMAT", "BLOCKS", "WORDS", "CHARACTERS"), rows))
+    for failure in failures:
+        warn(f"Error: {failure.message}")
+    if failures:
+        sys.exit(EXIT_USAGE)
 
 
 def main() -> None:
-    cli()
+    try:
+        cli(standalone_mode=True)
+    except KeyboardInterrupt:
+        sys.exit(130)

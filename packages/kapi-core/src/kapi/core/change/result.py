@@ -95,17 +95,17 @@ class OpResult:
     blocked_by: int | None = None
 
 
-@frozen
+@frozen(kw_only=True)
 class DocResult:
     """One document staged by the set: written or not, its digests, preview diff."""
 
     doc: str
-    written: bool
-    after: str | None
     home: str | None = None
     file: str | None = None
     edition: str | None = None
+    written: bool
     before: str | None = None
+    after: str | None
     findings: tuple[Finding, ...] | None = None
     diff: str | None = None
 

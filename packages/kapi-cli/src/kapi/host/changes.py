@@ -1,0 +1,82 @@
+"""Applying change sets: decode, stamp the sender, run the change service over files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from attrs import evolve, frozen
+
+from kapi.core.change.errors import ChangeError
+from kapi.core.change.ops import ChangeSet, Op
+from kapi.core.change.result import Result, SetStatus
+from kapi.host.actor import ResolvedActor
+
+__all__ = ["ApplyOutcome", "apply_change_set", "decode_input", "error_result"]
+
+DEFAULT_NOTE = "applied with `kapi apply`"
+
+
+@frozen
+class ApplyOutcome:
+    """A change set's result, with notices for the person at the terminal."""
+
+    result: Result
+    change_set: ChangeSet | None
+    notices: tuple[str, ...] = ()
+
+    @property
+    def exit_code(self) -> int:
+        return self.result.exit_code
+
+
+def error_result(error: ChangeError) -> Result:
+    """The set-level refusal result (undecodable set, refused read)."""
+    return Result(status=SetStatus.REFUSED, record=None, docs=(), ops=(), error=error.info)
+
+
+def decode_input(data: bytes | str) -> ChangeSet:
+    from kapi.core.change.decode import decode_change_set
+
+    return decode_change_set(data)
+
+
+def apply_change_set(
+    data: bytes | str,
+    *,
+    actor: ResolvedActor,
+    root: Path | None = None,
+    locale: str = "en",
+    dry_run: bool = False,
+    gate: str | None = None,
+) -> ApplyOutcome:
+    """Decode and apply (or preview) a change set against files below ``root``."""
+    from kapi.core.change.service import ChangeService
+    from kapi.formats.home import FileHome
+
+    try:
+        change_set = decode_input(data)
+    except ChangeError as err:
+        return ApplyOutcome(result=error_result(err), change_set=None)
+    notices: list[str] = []
+    changes: dict[str, Any] = {}
+    if dry_run:
+        changes["mode"] = "preview"
+    if gate:
+        changes["gate"] = gate
+    note = change_set.note or DEFAULT_NOTE
+    if actor.note:
+        note = f"{note} ({actor.note})"
+    changes["note"] = note
+    change_set = evolve(change_set, **changes)
+    if actor.actor.kind in ("person", "agent") and any(_origin(op) for op in change_set.ops):
+        notices.append(
+            f"origin is kept only for tools; this edit is recorded as the {actor.actor.kind}'s own"
+        )
+    home = FileHome(root or Path.cwd(), locale=locale)
+    result = ChangeService(home).apply(change_set, actor.actor)
+    return ApplyOutcome(result=result, change_set=change_set, notices=tuple(notices))
+
+
+def _origin(op: Op) -> bool:
+    return getattr(op, "origin", None) is not None

@@ -1,0 +1,135 @@
+"""Reading documents for people and agents: ``inspect`` records and ``stats`` counts."""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from attrs import frozen
+
+from kapi.core.change.ports import Staged, digest
+from kapi.core.change.read import BlockRead
+from kapi.core.change.reading import ReadRequest, read_block
+from kapi.core.format import FormatError
+from kapi.core.model import Document, plain_text
+
+__all__ = ["FileFailure", "InspectedFile", "inspect_files", "read_inputs", "stats"]
+
+_WORD = re.compile(r"\w+(?:[-'’]\w+)*")
+
+
+@frozen
+class FileFailure:
+    """A file that could not be read, and why (message names the file and position)."""
+
+    path: str
+    message: str
+    code: str
+
+
+@frozen
+class InspectedFile:
+    path: str
+    format: str
+    document: Document
+    staged: Staged
+
+
+def _stage(path: str, data: bytes, document: Document, spec_name: str, interchange: bool) -> Staged:
+    from kapi.formats import registry
+
+    caps = registry.get(spec_name).capabilities
+    editions = frozenset({document.target_locale}) if interchange and document.target_locale else frozenset()
+    return Staged(doc=path, document=document, head=digest(data), capabilities=caps, editions=editions)
+
+
+def read_inputs(
+    paths: Sequence[str], *, locale: str = "en", format_name: str | None = None, root: Path | None = None
+) -> Iterator[InspectedFile | FileFailure]:
+    """Read each path (``-`` is stdin, which needs ``format_name``) into a document."""
+    from kapi.formats import registry
+    from kapi.formats.home import FileHome, read_file
+
+    home = FileHome(root or Path.cwd(), locale=locale)
+    for path in paths:
+        try:
+            if path == "-":
+                if not format_name:
+                    yield FileFailure("-", "reading stdin needs --format (see `kapi formats`)", "usage")
+                    continue
+                data = sys.stdin.buffer.read()
+                spec = registry.get(format_name)
+                document = registry.load_codec(spec).read(data, path="<stdin>", locale=locale)
+                key = "-"
+            else:
+                key = home.key_for(Path(path))
+                if format_name:
+                    data = Path(path).read_bytes()
+                    spec = registry.get(format_name)
+                    document = registry.load_codec(spec).read(data, path=key, locale=locale)
+                else:
+                    data, document, spec = read_file(Path(path), display=key, locale=locale)
+        except FormatError as err:
+            yield FileFailure(path, err.located(), err.code)
+            continue
+        except registry.UnknownFormat as err:
+            yield FileFailure(path, str(err), "unsupported")
+            continue
+        except OSError as err:
+            yield FileFailure(path, f"{path}: {err.strerror or err}", "invalid")
+            continue
+        staged = _stage(key, data, document, spec.name, spec.interchange)
+        yield InspectedFile(path=key, format=spec.name, document=document, staged=staged)
+
+
+def inspect_files(
+    paths: Sequence[str], *, locale: str = "en", format_name: str | None = None, own_edition: bool = False
+) -> tuple[list[BlockRead], list[FileFailure]]:
+    """One record per non-empty block of every file, and the files that failed."""
+    records: list[BlockRead] = []
+    failures: list[FileFailure] = []
+    request = ReadRequest(doc="", own_edition=own_edition)
+    for item in read_inputs(paths, locale=locale, format_name=format_name):
+        if isinstance(item, FileFailure):
+            failures.append(item)
+            continue
+        for block in item.document.blocks:
+            if request.skip_empty and not plain_text(block.source).strip() and not block.targets:
+                continue
+            records.append(read_block(block, item.staged, own_edition=own_edition))
+    return records, failures
+
+
+def count_words(text: str) -> int:
+    return len(_WORD.findall(text))
+
+
+def stats(paths: Sequence[str], *, locale: str = "en", format_name: str | None = None) -> tuple[dict[str, Any], list[FileFailure]]:
+    """Blocks, words and characters of translatable content per file and in total."""
+    files: list[dict[str, Any]] = []
+    failures: list[FileFailure] = []
+    for item in read_inputs(paths, locale=locale, format_name=format_name):
+        if isinstance(item, FileFailure):
+            failures.append(item)
+            continue
+        blocks = [b for b in item.document.blocks if b.translatable and plain_text(b.source).strip()]
+        texts = [plain_text(b.source) for b in blocks]
+        files.append(
+            {
+                "path": item.path,
+                "format": item.format,
+                "blocks": len(blocks),
+                "words": sum(count_words(t) for t in texts),
+                "characters": sum(len(t) for t in texts),
+            }
+        )
+    total = {
+        "files": len(files),
+        "blocks": sum(f["blocks"] for f in files),
+        "words": sum(f["words"] for f in files),
+        "characters": sum(f["characters"] for f in files),
+    }
+    return {"files": files, "total": total}, failures
