@@ -53,7 +53,9 @@ def _inputs(files: tuple[str, ...]) -> list[str]:
 
     if not files:
         if sys.stdin.isatty():
-            raise HostError("no input: name files, or pipe content with --format", exit_code=EXIT_USAGE)
+            raise HostError(
+                "no input: name files, or pipe content with --format", exit_code=EXIT_USAGE
+            )
         return ["-"]
     return expand_inputs(files)
 
@@ -73,7 +75,9 @@ source_lang_option = click.option(
     show_default=True,
     help="Language of the files' own edition when the file does not say.",
 )
-format_option = click.option("--format", "format_name", help="Read as this format (see `kapi formats`); needed for stdin.")
+format_option = click.option(
+    "--format", "format_name", help="Read as this format (see `kapi formats`); needed for stdin."
+)
 
 
 @cli.command()
@@ -86,12 +90,14 @@ def inspect(files: tuple[str, ...], jsonl: bool, source_lang: str, format_name: 
 
     Send a `rev` back as `if_match` in a change set (`kapi apply`) to edit the block.
     """
-    from kapi.core.change.wire import encode_read_page
     from kapi.core.change.read import ReadPage
+    from kapi.core.change.wire import encode_read_page
     from kapi.host.documents import inspect_files
 
     try:
-        records, failures = inspect_files(_inputs(files), locale=_locale(source_lang), format_name=format_name)
+        records, failures = inspect_files(
+            _inputs(files), locale=_locale(source_lang), format_name=format_name
+        )
     except HostError as err:
         fail(err)
     page = ReadPage(doc="", home="file", format="", head="", blocks=tuple(records))
@@ -105,15 +111,35 @@ def inspect(files: tuple[str, ...], jsonl: bool, source_lang: str, format_name: 
 
 @cli.command()
 @click.argument("change_set", required=False, default=None)
-@click.option("--dry-run", is_flag=True, help="Preview: check everything and print diffs, write nothing.")
-@click.option("--json", "as_json", is_flag=True, help="Print the kapi.change-result/v1 result on stdout.")
+@click.option(
+    "--dry-run", is_flag=True, help="Preview: check everything and print diffs, write nothing."
+)
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print the kapi.change-result/v1 result on stdout."
+)
 @click.option("--gate", type=click.Choice(["enforce", "report"]), help="Override the set's gate.")
-@click.option("--print-ops", is_flag=True, help="Print the decoded change set and exit (nothing applied).")
-@click.option("--schema", "schema", is_flag=False, flag_value="", default=None, metavar="[OP]",
-              help="Print the JSON Schema of a change set (or of one OP) and exit.")
+@click.option(
+    "--print-ops", is_flag=True, help="Print the decoded change set and exit (nothing applied)."
+)
+@click.option(
+    "--schema",
+    "schema",
+    is_flag=False,
+    flag_value="",
+    default=None,
+    metavar="[OP]",
+    help="Print the JSON Schema of a change set (or of one OP) and exit.",
+)
 @source_lang_option
-def apply(change_set: str | None, dry_run: bool, as_json: bool, gate: str | None, print_ops: bool,
-          schema: str | None, source_lang: str) -> None:
+def apply(
+    change_set: str | None,
+    dry_run: bool,
+    as_json: bool,
+    gate: str | None,
+    print_ops: bool,
+    schema: str | None,
+    source_lang: str,
+) -> None:
     """Apply a kapi.change/v1 CHANGE_SET (a file, or - / stdin): all of it, or nothing.
 
     \b
@@ -124,12 +150,18 @@ def apply(change_set: str | None, dry_run: bool, as_json: bool, gate: str | None
 
     if schema is not None:
         from kapi.core.change import schema as schemas
+        from kapi.core.change.ops import OP_KINDS
 
         if schema:
             try:
                 emit_json(schemas.op_schema(schema))
             except (KeyError, ValueError):
-                fail(HostError(f"unknown op {schema!r}; ops: {', '.join(sorted(schemas.OP_NAMES))}", exit_code=EXIT_USAGE))
+                fail(
+                    HostError(
+                        f"unknown op {schema!r}; ops: {', '.join(sorted(OP_KINDS))}",
+                        exit_code=EXIT_USAGE,
+                    )
+                )
         else:
             emit_json(schemas.change_set_schema())
         return
@@ -151,7 +183,9 @@ def apply(change_set: str | None, dry_run: bool, as_json: bool, gate: str | None
         actor = actor_from_env()
     except HostError as err:
         fail(err, as_json=as_json)
-    outcome = apply_change_set(data, actor=actor, locale=_locale(source_lang), dry_run=dry_run, gate=gate)
+    outcome = apply_change_set(
+        data, actor=actor, locale=_locale(source_lang), dry_run=dry_run, gate=gate
+    )
     for notice in outcome.notices:
         warn(f"note: {notice}")
     _print_result(outcome.result, as_json=as_json, dry_run=dry_run)
@@ -172,8 +206,8 @@ def _read_change_set(argument: str | None) -> bytes:
 
 
 def _print_result(result, *, as_json: bool, dry_run: bool) -> None:  # type: ignore[no-untyped-def]
-    from kapi.core.change import wire
     from kapi.cli.summary import summarise
+    from kapi.core.change import wire
 
     if as_json:
         click.echo(wire.dumps(wire.encode_result(result), indent=2))
@@ -213,11 +247,23 @@ def formats(as_json: bool) -> None:
         return
     yes = {True: "yes", False: "-"}
     rows = [
-        (s.name, " ".join(s.extensions), yes[s.editable], yes[s.round_trip], yes[s.generative],
-         "in-file" if s.interchange else "one-per-file", s.title)
+        (
+            s.name,
+            " ".join(s.extensions),
+            yes[s.editable],
+            yes[s.round_trip],
+            yes[s.generative],
+            "in-file" if s.interchange else "one-per-file",
+            s.title,
+        )
         for s in specs
     ]
-    click.echo(table(("FORMAT", "EXTENSIONS", "EDIT", "ROUND-TRIP", "GENERATIVE", "EDITIONS", "DESCRIPTION"), rows))
+    click.echo(
+        table(
+            ("FORMAT", "EXTENSIONS", "EDIT", "ROUND-TRIP", "GENERATIVE", "EDITIONS", "DESCRIPTION"),
+            rows,
+        )
+    )
 
 
 @cli.command()
@@ -230,13 +276,18 @@ def stats(files: tuple[str, ...], as_json: bool, source_lang: str, format_name: 
     from kapi.host.documents import stats as count
 
     try:
-        counts, failures = count(_inputs(files), locale=_locale(source_lang), format_name=format_name)
+        counts, failures = count(
+            _inputs(files), locale=_locale(source_lang), format_name=format_name
+        )
     except HostError as err:
         fail(err, as_json=as_json)
     if as_json:
         emit_json(counts)
     else:
-        rows = [(f["path"], f["format"], f["blocks"], f["words"], f["characters"]) for f in counts["files"]]
+        rows = [
+            (f["path"], f["format"], f["blocks"], f["words"], f["characters"])
+            for f in counts["files"]
+        ]
         total = counts["total"]
         rows.append(("total", "", total["blocks"], total["words"], total["characters"]))
         click.echo(table(("FILE", "FORMAT", "BLOCKS", "WORDS", "CHARACTERS"), rows))

@@ -38,11 +38,20 @@ def summarise(result: Result) -> str:
         field = f" ({error.field})" if error.field else ""
         lines.append(f"  op {op.i} {op.op} {_where(op.at)}: {code}{field}: {error.message}")
         if op.current is not None:
-            lines.append(f"    current rev {op.current.rev}" + (f": {op.current.text}" if op.current.text is not None else ""))
+            lines.append(
+                f"    current rev {op.current.rev}"
+                + (f": {op.current.text}" if op.current.text is not None else "")
+            )
         for candidate in error.candidates or ():
-            label = candidate.key or (f"occurrence {candidate.occurrence}" if candidate.occurrence else "")
-            lines.append(f"    candidate {label}" + (f": {candidate.text}" if candidate.text else ""))
+            label = candidate.key or (
+                f"occurrence {candidate.occurrence}" if candidate.occurrence else ""
+            )
+            lines.append(
+                f"    candidate {label}" + (f": {candidate.text}" if candidate.text else "")
+            )
     for op in result.ops:
         for finding in op.findings or ():
-            lines.append(f"  op {op.i} finding [{'fails' if finding.fails else 'reports'}] {finding.rule}: {finding.message}")
+            lines.append(
+                f"  op {op.i} finding [{'fails' if finding.fails else 'reports'}] {finding.rule}: {finding.message}"
+            )
     return "\n".join(lines)

@@ -30,7 +30,9 @@ def actor_from_env(environ: Mapping[str, str] | None = None) -> ResolvedActor:
     """``KAPI_ACTOR`` if set (person|agent), else an agent host's marker means agent, else person."""
     env = os.environ if environ is None else environ
     declared = env.get("KAPI_ACTOR", "")
-    host = next(((name, session) for marker, name, session in _AGENT_HOSTS if env.get(marker)), None)
+    host = next(
+        ((name, session) for marker, name, session in _AGENT_HOSTS if env.get(marker)), None
+    )
     if declared and declared not in ("person", "agent"):
         raise HostError(
             f"KAPI_ACTOR={declared!r}: use 'person' or 'agent'", exit_code=EXIT_USAGE, code="usage"

@@ -42,12 +42,22 @@ def _stage(path: str, data: bytes, document: Document, spec_name: str, interchan
     from kapi.formats import registry
 
     caps = registry.get(spec_name).capabilities
-    editions = frozenset({document.target_locale}) if interchange and document.target_locale else frozenset()
-    return Staged(doc=path, document=document, head=digest(data), capabilities=caps, editions=editions)
+    editions = (
+        frozenset({document.target_locale})
+        if interchange and document.target_locale
+        else frozenset()
+    )
+    return Staged(
+        doc=path, document=document, head=digest(data), capabilities=caps, editions=editions
+    )
 
 
 def read_inputs(
-    paths: Sequence[str], *, locale: str = "en", format_name: str | None = None, root: Path | None = None
+    paths: Sequence[str],
+    *,
+    locale: str = "en",
+    format_name: str | None = None,
+    root: Path | None = None,
 ) -> Iterator[InspectedFile | FileFailure]:
     """Read each path (``-`` is stdin, which needs ``format_name``) into a document."""
     from kapi.formats import registry
@@ -58,7 +68,9 @@ def read_inputs(
         try:
             if path == "-":
                 if not format_name:
-                    yield FileFailure("-", "reading stdin needs --format (see `kapi formats`)", "usage")
+                    yield FileFailure(
+                        "-", "reading stdin needs --format (see `kapi formats`)", "usage"
+                    )
                     continue
                 data = sys.stdin.buffer.read()
                 spec = registry.get(format_name)
@@ -86,7 +98,11 @@ def read_inputs(
 
 
 def inspect_files(
-    paths: Sequence[str], *, locale: str = "en", format_name: str | None = None, own_edition: bool = False
+    paths: Sequence[str],
+    *,
+    locale: str = "en",
+    format_name: str | None = None,
+    own_edition: bool = False,
 ) -> tuple[list[BlockRead], list[FileFailure]]:
     """One record per non-empty block of every file, and the files that failed."""
     records: list[BlockRead] = []
@@ -107,7 +123,9 @@ def count_words(text: str) -> int:
     return len(_WORD.findall(text))
 
 
-def stats(paths: Sequence[str], *, locale: str = "en", format_name: str | None = None) -> tuple[dict[str, Any], list[FileFailure]]:
+def stats(
+    paths: Sequence[str], *, locale: str = "en", format_name: str | None = None
+) -> tuple[dict[str, Any], list[FileFailure]]:
     """Blocks, words and characters of translatable content per file and in total."""
     files: list[dict[str, Any]] = []
     failures: list[FileFailure] = []
@@ -115,7 +133,9 @@ def stats(paths: Sequence[str], *, locale: str = "en", format_name: str | None =
         if isinstance(item, FileFailure):
             failures.append(item)
             continue
-        blocks = [b for b in item.document.blocks if b.translatable and plain_text(b.source).strip()]
+        blocks = [
+            b for b in item.document.blocks if b.translatable and plain_text(b.source).strip()
+        ]
         texts = [plain_text(b.source) for b in blocks]
         files.append(
             {

@@ -18,6 +18,8 @@ class HostError(Exception):
         super().__init__(message)
         self.message = message
         self.exit_code = exit_code
-        self.code = code or {EXIT_USAGE: "usage", EXIT_GATE: "gate", EXIT_DID_NOT_RUN: "did_not_run"}.get(
-            exit_code, "error"
-        )
+        self.code = code or {
+            EXIT_USAGE: "usage",
+            EXIT_GATE: "gate",
+            EXIT_DID_NOT_RUN: "did_not_run",
+        }.get(exit_code, "error")

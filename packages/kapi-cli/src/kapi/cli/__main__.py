@@ -1,0 +1,5 @@
+"""``python -m kapi.cli`` runs the ``kapi`` command."""
+
+from kapi.cli.main import main
+
+main()
