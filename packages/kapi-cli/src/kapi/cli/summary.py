@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from kapi.core.change.result import Result
+from kapi.core.change.result import Result, ResultRef
 
 __all__ = ["summarise"]
 
 
-def _where(at) -> str:  # type: ignore[no-untyped-def]
+def _where(at: ResultRef | None) -> str:
     if at is None:
         return ""
     place = at.doc

@@ -11,6 +11,8 @@ attributes are.
 from __future__ import annotations
 
 import hashlib
+import json
+import re
 from collections.abc import Mapping
 
 from kapi.core.model import (
@@ -30,33 +32,19 @@ __all__ = ["ABSENT", "canonical_runs_json", "is_revision", "revision"]
 
 ABSENT = "absent"
 
-_ESCAPES = {
-    '"': '\\"',
-    "\\": "\\\\",
-    "\b": "\\b",
-    "\f": "\\f",
-    "\n": "\\n",
-    "\r": "\\r",
-    "\t": "\\t",
-    "\u2028": "\\u2028",
-    "\u2029": "\\u2029",
-}
+
+# The C string encoder of the standard library escapes exactly what Go's encoder does
+# (quote, backslash, \b \f \n \r \t, other C0 as \u00xx) except U+2028/U+2029,
+# which Go escapes too, and lone surrogates, which Go cannot hold (U+FFFD).
+_encode_string = json.encoder.encode_basestring  # type: ignore[attr-defined]
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _string(value: str) -> str:
-    out = ['"']
-    for char in value:
-        escaped = _ESCAPES.get(char)
-        if escaped is not None:
-            out.append(escaped)
-        elif char < " ":
-            out.append(f"\\u{ord(char):04x}")
-        elif "\ud800" <= char <= "\udfff":
-            out.append("\ufffd")  # a lone surrogate is not UTF-8 text
-        else:
-            out.append(char)
-    out.append('"')
-    return "".join(out)
+    out: str = _encode_string(value)
+    if "\u2028" in out or "\u2029" in out:
+        out = out.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+    return out
 
 
 def _attrs(values: Mapping[str, str]) -> str:
@@ -134,7 +122,10 @@ def _runs(runs: Runs | None) -> str:
 
 def canonical_runs_json(runs: Runs) -> str:
     """The canonical JSON of a run sequence that a revision hashes."""
-    return _runs(runs)
+    out = _runs(runs)
+    if _SURROGATE.search(out):
+        out = _SURROGATE.sub("\ufffd", out)
+    return out
 
 
 def revision(edition_key: str, runs: Runs) -> str:
@@ -145,7 +136,7 @@ def revision(edition_key: str, runs: Runs) -> str:
     target in the same language.
     """
     payload = (
-        edition_key.encode("utf-8") + b"\x00" + canonical_runs_json(runs).encode("utf-8", "replace")
+        edition_key.encode("utf-8", "replace") + b"\x00" + canonical_runs_json(runs).encode("utf-8")
     )
     return "r:" + hashlib.sha256(payload).hexdigest()[:16]
 

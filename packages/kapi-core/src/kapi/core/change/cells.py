@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from attrs import frozen
+from typing import NamedTuple
 
 from kapi.core.change.errors import SpanPos
 from kapi.core.edittext import code_token, entity_char, merge_text
@@ -19,8 +19,7 @@ from kapi.core.model import PcClose, PcOpen, Plural, Run, Runs, Select, Text
 __all__ = ["Cell", "cells_of", "run_position", "runs_of", "search_text", "text_cell_indexes"]
 
 
-@frozen
-class Cell:
+class Cell(NamedTuple):
     """A character (``char``) or a zero-width code or structure (``run``)."""
 
     char: str = ""
@@ -36,7 +35,8 @@ def cells_of(runs: Runs) -> list[Cell]:
     cells: list[Cell] = []
     for run in runs:
         if isinstance(run, Text):
-            cells.extend(Cell(char=c, no_translate=run.no_translate) for c in run.text)
+            flag = run.no_translate
+            cells.extend([Cell(c, None, flag) for c in run.text])
         else:
             cells.append(Cell(run=run))
     return cells

@@ -15,6 +15,7 @@ from kapi.core.model import (
     Runs,
     Select,
     Sub,
+    Text,
     code_constraints,
 )
 
@@ -48,6 +49,10 @@ def _show(token: str) -> str:
 
 def check_codes(old: Runs, new: Runs) -> ErrorInfo | None:
     """The first guard ``new`` breaks against ``old``, or ``None``; recurses into structures."""
+    old_codes = [run for run in old if not isinstance(run, Text)]
+    new_codes = [run for run in new if not isinstance(run, Text)]
+    if old_codes == new_codes and not any(isinstance(r, Plural | Select) for r in old_codes):
+        return None  # the same codes in the same order: nothing to guard
     old_structures = [run for run in old if isinstance(run, Plural | Select)]
     new_structures = [run for run in new if isinstance(run, Plural | Select)]
     if len(new_structures) < len(old_structures):

@@ -120,15 +120,45 @@ class _DocPlan:
         self.inserted: set[str] = set()
         self.touched_ops: list[int] = []
         self.counter = 0
+        self._positions: dict[str, int] | None = None
+        self._start_revs: dict[tuple[str, str], str] = {}
+        self._keys: dict[str, list[str]] = {}
+
+    def _index(self) -> dict[str, int]:
+        if self._positions is None:
+            self._positions = {b.id: i for i, b in enumerate(self.blocks)}
+            keys: dict[str, list[str]] = {}
+            for b in self.blocks:
+                for name in {b.key, b.name, b.id}:
+                    if name:
+                        keys.setdefault(name, []).append(b.id)
+            self._keys = keys
+        return self._positions
 
     def block(self, block_id: str) -> Block:
-        for block in self.blocks:
-            if block.id == block_id:
-                return block
-        raise KeyError(block_id)
+        return self.blocks[self._index()[block_id]]
+
+    def named(self, key: str) -> list[Block]:
+        """Blocks answering to ``key`` by durable key, name or reader id."""
+        self._index()
+        return [self.block(block_id) for block_id in self._keys.get(key, ())]
 
     def replace(self, block: Block) -> None:
-        self.blocks = [block if b.id == block.id else b for b in self.blocks]
+        self.blocks[self._index()[block.id]] = block
+
+    def restructure(self) -> None:
+        """Blocks were inserted or deleted: rebuild the indexes on next use."""
+        self._positions = None
+
+    def start_rev(self, block_id: str, edition: str) -> str:
+        """The revision an edition had when the set began (what every if_match names)."""
+        key = (block_id, edition)
+        found = self._start_revs.get(key)
+        if found is None:
+            original = self.original.get(block_id)
+            found = edition_rev(original, edition) if original is not None else ABSENT
+            self._start_revs[key] = found
+        return found
 
     def log(self, block_id: str, edition: str) -> dict[tuple[PathStep, ...], EditLog]:
         return self.logs.setdefault((block_id, edition), {})
@@ -392,7 +422,7 @@ class ChangeService:
         return plan
 
     def _find_block(self, plan: _DocPlan, key: str, field: str) -> Block:
-        matches = [b for b in plan.blocks if key in (b.key, b.name, b.id) and key]
+        matches = plan.named(key) if key else []
         if len(matches) > 1:
             raise ChangeError.of(
                 ErrorCode.AMBIGUOUS,
@@ -451,7 +481,7 @@ class ChangeService:
     def _check_if_match(self, plan: _DocPlan, target: _Target, if_match: str | None, op: Op) -> str:
         """The rev the sender read, checked against the set's start state; returns it."""
         original = plan.original.get(target.block_id)
-        start_rev = edition_rev(original, target.edition) if original else ABSENT
+        start_rev = plan.start_rev(target.block_id, target.edition)
         current_block = plan.block(target.block_id)
         if if_match is None or if_match == "*":
             if edition_runs(current_block, target.edition) is None and not isinstance(
@@ -876,7 +906,7 @@ class ChangeService:
             self._find_block(plan, anchor, "after" if op.after else "before")
         name = op.name or ""
         if name:
-            existing = [b for b in plan.blocks if name in (b.key, b.name, b.id)]
+            existing = plan.named(name)
             if existing:
                 block = existing[0]
                 raise ChangeError.of(
@@ -924,6 +954,7 @@ class ChangeService:
             anchor_block = self._find_block(plan, anchor, "after")
             position = plan.blocks.index(anchor_block) + (1 if op.after else 0)
         plan.blocks.insert(position, block)
+        plan.restructure()
         plan.inserted.add(block.id)
         plan.changed[(block.id, "")] = index
         ref = ResultRef(doc=plan.staged.doc, block=key)
@@ -985,6 +1016,7 @@ class ChangeService:
                     ),
                 )
         plan.blocks = [b for b in plan.blocks if b.id != block.id]
+        plan.restructure()
         plan.deleted.add(block.ref_key)
         plan.changed[(block.id, "")] = index
         ref = ResultRef(doc=plan.staged.doc, block=block.ref_key)
