@@ -36,7 +36,7 @@ ABSENT = "absent"
 # The C string encoder of the standard library escapes exactly what Go's encoder does
 # (quote, backslash, \b \f \n \r \t, other C0 as \u00xx) except U+2028/U+2029,
 # which Go escapes too, and lone surrogates, which Go cannot hold (U+FFFD).
-_encode_string = json.encoder.encode_basestring  # type: ignore[attr-defined]
+_encode_string = json.encoder.encode_basestring
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
