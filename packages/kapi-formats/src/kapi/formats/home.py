@@ -127,14 +127,17 @@ class FileHome:
             editions=editions,
         )
 
-    def render(self, staged: Staged, document: Document) -> bytes:
+    def render(self, staged: Staged, document: Document) -> Sequence[Write]:
         codec = registry.load_codec(staged.capabilities.name)
-        return codec.write(document)
+        return (Write(staged=staged, data=codec.write(document)),)
 
-    def diff(self, staged: Staged, data: bytes) -> str:
-        before = self._original.get(staged.doc)
+    def diff(self, write: Write) -> str:
+        staged, data = write.staged, write.data
+        key = write.key
+        before = self._original.get(key)
         if before is None:
-            before = self.path_for(staged.doc).read_bytes()
+            path = self.path_for(key)
+            before = path.read_bytes() if path.exists() else b""
         try:
             old_lines = before.decode("utf-8").splitlines(keepends=True)
             new_lines = data.decode("utf-8").splitlines(keepends=True)
@@ -147,27 +150,26 @@ class FileHome:
         )
 
     def commit(self, writes: Sequence[Write]) -> CommitOutcome:
-        ordered = sorted(writes, key=lambda write: write.staged.doc)
-        paths = {write.staged.doc: self.path_for(write.staged.doc) for write in ordered}
-        folders = sorted({str(path.parent) for path in paths.values()})
+        ordered = sorted(writes, key=lambda write: write.key)
+        paths = {write.key: self.path_for(write.key) for write in ordered}
+        folders = sorted({str(path.parent) for path in paths.values() if path.parent.exists()})
         with _locked(folders):
             for write in ordered:
-                try:
-                    current = paths[write.staged.doc].read_bytes()
-                except OSError:
-                    raise DocChanged(write.staged.doc) from None
-                if digest(current) != write.staged.head:
-                    raise DocChanged(write.staged.doc)
-            written: dict[str, str | None] = {write.staged.doc: None for write in ordered}
+                path = paths[write.key]
+                current = digest(path.read_bytes()) if path.exists() else None
+                if current != write.head:
+                    raise DocChanged(write.key)
+            written: dict[str, str | None] = {write.key: None for write in ordered}
             for write in ordered:
                 try:
-                    _atomic_write(paths[write.staged.doc], write.data)
+                    paths[write.key].parent.mkdir(parents=True, exist_ok=True)
+                    _atomic_write(paths[write.key], write.data)
                 except OSError as err:
                     return CommitOutcome(
-                        written=written, error=f"{write.staged.doc}: {err.strerror or err}"
+                        written=written, error=f"{write.key}: {err.strerror or err}"
                     )
-                written[write.staged.doc] = digest(write.data)
-                self._original[write.staged.doc] = write.data
+                written[write.key] = digest(write.data)
+                self._original[write.key] = write.data
         return CommitOutcome(written=written)
 
 

@@ -87,11 +87,12 @@ class MemoryHome:
             annotations=self.annotations,
         )
 
-    def render(self, staged: Staged, document: Document) -> bytes:
+    def render(self, staged: Staged, document: Document) -> tuple[Write, ...]:
         self._pending[staged.doc] = document
-        return serialise(document)
+        return (Write(staged=staged, data=serialise(document)),)
 
-    def diff(self, staged: Staged, data: bytes) -> str:
+    def diff(self, write: Write) -> str:
+        staged = write.staged
         new = self._pending.get(staged.doc, staged.document)
         return "".join(
             difflib.unified_diff(

@@ -27,6 +27,7 @@ __all__ = [
     "DocChanged",
     "DocumentHome",
     "EditionCheck",
+    "JoinedFile",
     "Recorder",
     "Staged",
     "Write",
@@ -49,11 +50,24 @@ class Actor:
 
 
 @frozen
+class JoinedFile:
+    """A translation kept in its own file, joined to its source document as an edition.
+
+    ``head`` is the file's digest as read, ``None`` when it does not exist yet.
+    """
+
+    file: str
+    edition: str
+    head: str | None = None
+
+
+@frozen
 class Staged:
     """A document as its home read it for one change set.
 
     ``editions`` lists the edition keys (canonical text) this document can hold
-    besides its own; ``None`` means any (a workspace home).
+    besides its own; ``None`` means any (a workspace home). ``joined`` lists the
+    translations' own files whose content the document carries as editions.
     """
 
     doc: str
@@ -64,14 +78,33 @@ class Staged:
     file: str | None = None
     editions: frozenset[str] | None = frozenset()
     annotations: bool = False
+    joined: tuple[JoinedFile, ...] = ()
+
+    def joined_file(self, file: str) -> JoinedFile | None:
+        return next((j for j in self.joined if j.file == file), None)
 
 
 @frozen
 class Write:
-    """New bytes for a staged document."""
+    """New bytes for a staged document's own file, or for one of its joined files."""
 
     staged: Staged
     data: bytes
+    file: str | None = None
+    edition: str | None = None
+
+    @property
+    def key(self) -> str:
+        """The file this write lands in, as a document key."""
+        return self.file or self.staged.doc
+
+    @property
+    def head(self) -> str | None:
+        """The digest the file had when staged (``None``: it did not exist)."""
+        if self.file is None:
+            return self.staged.head
+        joined = self.staged.joined_file(self.file)
+        return joined.head if joined is not None else None
 
 
 @frozen
@@ -99,12 +132,15 @@ class DocumentHome(Protocol):
         """Read ``doc``; raises ChangeError (not_found, invalid, budget_exceeded, unsupported)."""
         ...
 
-    def render(self, staged: Staged, document: Document) -> bytes:
-        """The bytes of an edited document; raises WriteRefused when the format cannot say it."""
+    def render(self, staged: Staged, document: Document) -> Sequence[Write]:
+        """The files of an edited document (its own, and joined translations' that changed).
+
+        Raises WriteRefused when the format cannot say an edit.
+        """
         ...
 
-    def diff(self, staged: Staged, data: bytes) -> str:
-        """A unified diff from the staged bytes to ``data``."""
+    def diff(self, write: Write) -> str:
+        """A unified diff from the file as staged to the write's bytes."""
         ...
 
     def commit(self, writes: Sequence[Write]) -> CommitOutcome:

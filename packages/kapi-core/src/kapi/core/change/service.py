@@ -259,14 +259,14 @@ class ChangeService:
 
         # Render every changed document (a writer may refuse what it cannot say).
         writes: list[Write] = []
-        rendered: dict[str, bytes] = {}
+        rendered: dict[str, list[Write]] = {}
         if not refusals:
             for doc, plan in plans.items():
                 if not plan.changed and not plan.deleted and not plan.inserted:
                     continue
                 document = plan.staged.document.with_blocks(tuple(plan.blocks))
                 try:
-                    data = self.home.render(plan.staged, document)
+                    produced = self.home.render(plan.staged, document)
                 except WriteRefused as refused:
                     index = _op_for_block(plan, refused.block)
                     refusals[index] = ErrorInfo(
@@ -279,37 +279,21 @@ class ChangeService:
                     index = _op_for_block(plan, "")
                     refusals[index] = ErrorInfo(code=ErrorCode(err.code), message=err.located())
                     continue
-                rendered[doc] = data
-                writes.append(Write(staged=plan.staged, data=data))
+                changed = [w for w in produced if digest(w.data) != w.head]
+                rendered[doc] = changed
+                writes.extend(changed)
 
         if refusals:
             return _refused(
                 change_set,
                 refusals,
                 currents,
-                docs=_doc_results(plans, {}, {}),
+                docs=_doc_results(plans, {}, {}, {}),
                 findings=guard_findings,
             )
 
         if change_set.preview:
-            docs = []
-            for doc, plan in plans.items():
-                preview_bytes = rendered.get(doc)
-                diff = (
-                    self.home.diff(plan.staged, preview_bytes) if preview_bytes is not None else ""
-                )
-                docs.append(
-                    DocResult(
-                        doc=doc,
-                        home=plan.staged.home,
-                        file=plan.staged.file,
-                        written=False,
-                        before=plan.staged.head,
-                        after=digest(preview_bytes) if preview_bytes is not None else None,
-                        findings=tuple(doc_findings[doc]) if doc in doc_findings else None,
-                        diff=diff,
-                    )
-                )
+            docs = _doc_results(plans, {}, doc_findings, rendered, preview=self.home)
             ops = []
             for index, op in enumerate(change_set.ops):
                 outcome = outcomes.get(index) or OpResult(
@@ -333,7 +317,9 @@ class ChangeService:
             io_error = commit.error
 
         ops_out: list[OpResult] = []
-        unwritten = {doc for doc in rendered if written.get(doc) is None}
+        unwritten = {
+            doc for doc, files in rendered.items() if any(written.get(w.key) is None for w in files)
+        }
         for index, op in enumerate(change_set.ops):
             landed = outcomes.get(index) or OpResult(i=index, op=op.op, status=OpStatus.APPLIED)
             if io_error is not None:
@@ -411,7 +397,7 @@ class ChangeService:
         assert not isinstance(op, Term | Memory | Recipe)
         doc = op.doc if isinstance(op, InsertBlock | Native) else op.at.doc
         for plan in plans.values():
-            if doc in (plan.staged.doc, plan.staged.file):
+            if doc in (plan.staged.doc, plan.staged.file) or plan.staged.joined_file(doc):
                 return plan
         staged = self.home.stage(doc)
         existing = plans.get(staged.doc)
@@ -445,7 +431,24 @@ class ChangeService:
             )
         return matches[0]
 
-    def _target(self, plan: _DocPlan, block_key: str, edition: str | None) -> _Target:
+    def _target(
+        self, plan: _DocPlan, block_key: str, edition: str | None, doc: str = ""
+    ) -> _Target:
+        joined = plan.staged.joined_file(doc) if doc else None
+        if joined is not None:
+            # A translation's own file addresses that edition of its source document.
+            if edition:
+                try:
+                    named = EditionKey.parse(edition).text
+                except EditionKeyError as err:
+                    raise ChangeError.of(ErrorCode.INVALID, str(err), field="at/edition") from None
+                if named != joined.edition:
+                    raise ChangeError.of(
+                        ErrorCode.INVALID,
+                        f"{doc} holds the {joined.edition} edition, not {named}",
+                        field="at/edition",
+                    )
+            edition = joined.edition
         block = self._find_block(plan, block_key, "at/block")
         if block.id in plan.inserted:
             raise ChangeError.of(
@@ -550,7 +553,7 @@ class ChangeService:
         if isinstance(op, DeleteBlock):
             return self._delete_block(index, op, plan)
         assert not isinstance(op, Term | Memory | Recipe)
-        target = self._target(plan, op.at.block, getattr(op.at, "edition", None))
+        target = self._target(plan, op.at.block, getattr(op.at, "edition", None), op.at.doc)
         block = plan.block(target.block_id)
         if not block.translatable and not isinstance(op, Decide | Annotate | Unannotate):
             raise ChangeError.of(
@@ -1055,22 +1058,47 @@ def _doc_results(
     plans: dict[str, _DocPlan],
     written: dict[str, str | None],
     findings: dict[str, list[Finding]],
-    rendered: dict[str, bytes] | None = None,
+    rendered: dict[str, list[Write]],
+    preview: DocumentHome | None = None,
 ) -> list[DocResult]:
+    """One entry per staged document, then one per joined translation file it writes."""
     out = []
     for doc, plan in plans.items():
+        writes = rendered.get(doc, [])
+        own = next((w for w in writes if w.file is None), None)
         after = written.get(doc)
+        if preview is not None and own is not None:
+            after = digest(own.data)
         out.append(
             DocResult(
                 doc=doc,
                 home=plan.staged.home,
                 file=plan.staged.file,
-                written=after is not None,
+                written=preview is None and after is not None,
                 before=plan.staged.head,
                 after=after,
                 findings=tuple(findings[doc]) if doc in findings else None,
+                diff=(preview.diff(own) if own is not None else "")
+                if preview is not None
+                else None,
             )
         )
+        for write in writes:
+            if write.file is None:
+                continue
+            file_after = digest(write.data) if preview is not None else written.get(write.key)
+            out.append(
+                DocResult(
+                    doc=doc,
+                    home=plan.staged.home,
+                    file=write.file,
+                    edition=write.edition,
+                    written=preview is None and file_after is not None,
+                    before=write.head,
+                    after=file_after,
+                    diff=preview.diff(write) if preview is not None else None,
+                )
+            )
     return out
 
 

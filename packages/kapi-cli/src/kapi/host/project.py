@@ -1,0 +1,410 @@
+"""Projects: the ``kapi.yaml`` recipe, where it is found, and which files it claims.
+
+A recipe names the source and target languages and the content: collections
+of items, each a glob with an optional target template that says where a
+file's translations live (``locales/{lang}.json``). A file belongs to the
+first item, in recipe order, whose glob matches it. Unknown keys are kept
+verbatim; a near miss of a known key is warned as a likely typo.
+"""
+
+from __future__ import annotations
+
+import base64
+import difflib
+import os
+import secrets
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from attrs import field, frozen
+
+from kapi.core.edition import EditionKeyError, canonical_locale
+from kapi.core.governance.glob import GlobError, glob_match, literal_prefix
+from kapi.host.errors import EXIT_ERROR, EXIT_USAGE, HostError
+
+__all__ = [
+    "RECIPE_NAME",
+    "Collection",
+    "ContentItem",
+    "Project",
+    "RecipeError",
+    "discover_project",
+    "load_project",
+    "mint_project_id",
+]
+
+RECIPE_NAME = "kapi.yaml"
+
+_TOP_KEYS = (
+    "version", "id", "name", "defaults", "profiles", "collections", "formats", "tools", "locales",
+    "flows", "plugins", "requires", "ship_gate", "ship_gates", "gates", "verified_gate",
+    "verified_gates", "source_gate",
+)
+_DEFAULT_KEYS = (
+    "source_language", "target_languages", "voice", "terms_source", "memory_source", "coordinates",
+    "flow", "materialize", "source_gate", "exclude", "merge", "memory", "comments", "translate_after",
+)
+_COLLECTION_KEYS = (
+    "name", "path", "format", "target", "content", "base", "channel", "coordinates", "source_only",
+    "source_language", "target_languages", "comments",
+)
+_ITEM_KEYS = ("path", "format", "target", "base", "channel", "redaction", "comments")
+
+
+class RecipeError(HostError):
+    """A recipe that does not load: names the file, the line and the key."""
+
+    def __init__(self, message: str, *, path: Path, line: int | None = None, key: str = "") -> None:
+        where = f"{path}" + (f":{line}" if line else "")
+        subject = f" {key}:" if key else ""
+        super().__init__(f"{where}:{subject} {message}", exit_code=EXIT_USAGE, code="usage")
+        self.path = path
+        self.line = line
+        self.key = key
+
+
+@frozen
+class ContentItem:
+    """One content entry: a glob, its format, and where its translations go."""
+
+    path: str
+    target: str = ""
+    format: str = ""
+    base: str = ""
+    channel: str = ""
+
+    @property
+    def effective_base(self) -> str:
+        return self.base if self.base else literal_prefix(self.path)
+
+
+@frozen
+class Collection:
+    name: str
+    items: tuple[ContentItem, ...]
+    channel: str = ""
+    source_only: bool = False
+    source_language: str = ""
+    target_languages: tuple[str, ...] = ()
+    coordinates: Mapping[str, str] = field(factory=dict)
+
+
+@frozen
+class Project:
+    """A loaded recipe and the folder it governs."""
+
+    root: Path
+    recipe_path: Path
+    id: str
+    name: str
+    source_language: str
+    target_languages: tuple[str, ...]
+    collections: tuple[Collection, ...]
+    exclude: tuple[str, ...] = ()
+    raw: Mapping[str, Any] = field(factory=dict, eq=False, repr=False)
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def state_dir(self) -> Path:
+        return self.root / ".kapi"
+
+    def relative(self, path: Path) -> str | None:
+        """The project-relative slash path of ``path``, or None when it is outside."""
+        absolute = Path(os.path.normpath(path if path.is_absolute() else Path.cwd() / path))
+        try:
+            return absolute.relative_to(self.root).as_posix()
+        except ValueError:
+            return None
+
+    def claim(self, relpath: str) -> tuple[Collection, ContentItem] | None:
+        """The first item, in recipe order, whose glob matches ``relpath``."""
+        if any(glob_match(pattern, relpath) for pattern in self.exclude):
+            return None
+        for collection in self.collections:
+            for item in collection.items:
+                if glob_match(item.path, relpath):
+                    return collection, item
+        return None
+
+    def languages_of(self, collection: Collection) -> tuple[str, tuple[str, ...]]:
+        source = collection.source_language or self.source_language
+        if collection.source_only:
+            return source, ()
+        return source, collection.target_languages or self.target_languages
+
+    def translation_paths(self, relpath: str) -> dict[str, str]:
+        """Where each target language's translation of a source file lives (language -> path)."""
+        claimed = self.claim(relpath)
+        if claimed is None:
+            return {}
+        collection, item = claimed
+        if not item.target:
+            return {}
+        _, targets = self.languages_of(collection)
+        return {lang: target_path(item, relpath, lang) for lang in targets}
+
+    def source_of(self, relpath: str) -> tuple[str, str] | None:
+        """For a translation's own file: ``(source path, language)``; None for any other file."""
+        for source in self.source_files():
+            for lang, path in self.translation_paths(source).items():
+                if path == relpath:
+                    return source, lang
+        return None
+
+    def source_files(self) -> Iterator[str]:
+        """Every file the recipe claims as source content (translations' own files excluded)."""
+        seen: set[str] = set()
+        targets: set[str] = set()
+        claimed: list[str] = []
+        for relpath in _walk(self.root):
+            found = self.claim(relpath)
+            if found is None:
+                continue
+            claimed.append(relpath)
+        for relpath in claimed:
+            targets.update(self.translation_paths(relpath).values())
+        for relpath in claimed:
+            if relpath not in targets and relpath not in seen:
+                seen.add(relpath)
+                yield relpath
+
+
+def _walk(root: Path) -> Iterator[str]:
+    for current, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in ("node_modules", "__pycache__"))
+        for name in sorted(files):
+            if name.startswith(".") or name.startswith(("~$", "._")):
+                continue
+            yield (Path(current) / name).relative_to(root).as_posix()
+
+
+_FILE_TOKENS = ("{relpath}", "{path}", "{filename}", "{name}", "{basename}", "{ext}")
+
+
+def target_path(item: ContentItem, relpath: str, lang: str) -> str:
+    """Fill an item's target template for one source file and language."""
+    base = item.effective_base.strip("/")
+    inner = relpath[len(base) + 1 :] if base and relpath.startswith(base + "/") else relpath
+    pure = PurePosixPath(inner)
+    name = pure.name
+    stem = name[: -len(pure.suffix)] if pure.suffix else name
+    directory = str(pure.parent) if str(pure.parent) != "." else ""
+    template = item.target
+    if template == "*":
+        template = "{name}"
+    last = template.rstrip("/").split("/")[-1] if template else ""
+    names_file = any(token in last for token in _FILE_TOKENS) or "." in last.replace("{lang}", "")
+    if not template or template.endswith("/") or not names_file:
+        template = template.rstrip("/") + ("/" if template else "") + "{relpath}"
+    values = {
+        "lang": lang,
+        "relpath": inner,
+        "path": str(PurePosixPath(directory) / stem) if directory else stem,
+        "dir": directory,
+        "filename": name,
+        "name": stem,
+        "basename": stem,
+        "ext": pure.suffix.lstrip("."),
+    }
+    out = template
+    for token, value in values.items():
+        out = out.replace("{" + token + "}", value)
+    return str(PurePosixPath(out)).lstrip("/") if out else out
+
+
+def mint_project_id() -> str:
+    """``prj_`` + lowercase base32 of 128 random bits (minted once, never derived)."""
+    return "prj_" + base64.b32encode(secrets.token_bytes(16)).decode().rstrip("=").lower()
+
+
+def discover_project(
+    start: Path | None = None, *, explicit: str | None = None, environ: Mapping[str, str] | None = None
+) -> Path | None:
+    """The recipe that governs ``start``: ``-p``, else KAPI_NO_PROJECT, KAPI_PROJECT, upward walk."""
+    env = os.environ if environ is None else environ
+    if explicit:
+        return _recipe_at(Path(explicit), explicit=True)
+    if env.get("KAPI_NO_PROJECT"):
+        return None
+    if env.get("KAPI_PROJECT"):
+        return _recipe_at(Path(env["KAPI_PROJECT"]), explicit=True)
+    current = (start or Path.cwd()).resolve()
+    for folder in (current, *current.parents):
+        candidate = folder / RECIPE_NAME
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _recipe_at(path: Path, *, explicit: bool) -> Path:
+    path = path.resolve()
+    if path.is_file():
+        return path
+    for folder in (path, *path.parents):
+        candidate = folder / RECIPE_NAME
+        if candidate.is_file():
+            return candidate
+    raise HostError(f"{path}: no {RECIPE_NAME} here or above", exit_code=EXIT_ERROR)
+
+
+def _yaml() -> Any:
+    from ruamel.yaml import YAML
+
+    yaml = YAML(typ="rt")
+    yaml.preserve_quotes = True
+    return yaml
+
+
+def _line(node: Any, key: str | int | None = None) -> int | None:
+    try:
+        if key is None:
+            return int(node.lc.line) + 1
+        return int(node.lc.key(key)[0]) + 1 if isinstance(key, str) else int(node.lc.item(key)[0]) + 1
+    except (AttributeError, KeyError, TypeError, IndexError):
+        return None
+
+
+def load_project(recipe_path: Path) -> Project:
+    """Parse and validate a recipe; errors name the file, line and key."""
+    from ruamel.yaml.error import YAMLError
+
+    try:
+        text = recipe_path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise RecipeError(f"cannot read: {err}", path=recipe_path) from None
+    try:
+        data = _yaml().load(text)
+    except YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        raise RecipeError(f"not valid YAML: {getattr(err, 'problem', err)}", path=recipe_path, line=line) from None
+    if not isinstance(data, Mapping):
+        raise RecipeError("a recipe is a mapping of keys", path=recipe_path)
+    warnings: list[str] = []
+    _typos(data, _TOP_KEYS, "", recipe_path, warnings)
+    if data.get("version") != "v1":
+        raise RecipeError(
+            "version must be v1", path=recipe_path, line=_line(data, "version"), key="version"
+        )
+    defaults = data.get("defaults") or {}
+    if not isinstance(defaults, Mapping):
+        raise RecipeError("defaults must be a mapping", path=recipe_path, line=_line(data, "defaults"), key="defaults")
+    _typos(defaults, _DEFAULT_KEYS, "defaults.", recipe_path, warnings)
+    source = _locale(defaults.get("source_language") or "en", recipe_path, _line(defaults, "source_language"), "defaults.source_language")
+    targets = tuple(
+        _locale(t, recipe_path, _line(defaults, "target_languages"), "defaults.target_languages")
+        for t in _list(defaults.get("target_languages"), recipe_path, defaults, "target_languages")
+    )
+    collections = tuple(
+        _collection(c, i, recipe_path, warnings) for i, c in enumerate(_list(data.get("collections"), recipe_path, data, "collections"))
+    )
+    exclude = tuple(str(p) for p in _list(defaults.get("exclude"), recipe_path, defaults, "exclude"))
+    project_id = str(data.get("id") or "")
+    if project_id and not project_id.startswith("prj_"):
+        warnings.append(f"{recipe_path}: id {project_id!r} does not look minted by kapi (prj_…)")
+    root = recipe_path.parent.resolve()
+    return Project(
+        root=root,
+        recipe_path=recipe_path.resolve(),
+        id=project_id,
+        name=str(data.get("name") or root.name),
+        source_language=source,
+        target_languages=targets,
+        collections=collections,
+        exclude=exclude,
+        raw=data,
+        warnings=tuple(warnings),
+    )
+
+
+def _typos(node: Mapping[str, Any], known: Sequence[str], prefix: str, path: Path, warnings: list[str]) -> None:
+    for key in node:
+        if key in known or not isinstance(key, str):
+            continue
+        near = difflib.get_close_matches(key, known, n=1, cutoff=0.75)
+        if near:
+            line = _line(node, key)
+            warnings.append(f"{path}:{line}: {prefix}{key}: unknown key; did you mean {prefix}{near[0]}? (kept as written)")
+
+
+def _list(value: Any, path: Path, parent: Any, key: str) -> list[Any]:
+    if value is None:
+        return []
+    if isinstance(value, str) or not isinstance(value, Sequence):
+        raise RecipeError("must be a list", path=path, line=_line(parent, key), key=key)
+    return list(value)
+
+
+def _locale(value: Any, path: Path, line: int | None, key: str) -> str:
+    try:
+        return canonical_locale(str(value))
+    except EditionKeyError as err:
+        raise RecipeError(str(err), path=path, line=line, key=key) from None
+
+
+def _collection(node: Any, index: int, path: Path, warnings: list[str]) -> Collection:
+    key = f"collections[{index}]"
+    if not isinstance(node, Mapping):
+        raise RecipeError("a collection is a mapping", path=path, key=key)
+    _typos(node, _COLLECTION_KEYS, f"{key}.", path, warnings)
+    base = str(node.get("base") or "")
+    channel = str(node.get("channel") or "")
+    if channel and "/" not in channel:
+        raise RecipeError(
+            f"channel must be qualified as profile/channel (got {channel!r})",
+            path=path, line=_line(node, "channel"), key=f"{key}.channel",
+        )
+    raw_items = node.get("content")
+    items: list[ContentItem] = []
+    if raw_items is None:
+        if "path" not in node:
+            raise RecipeError("a collection needs path or content", path=path, line=_line(node), key=key)
+        items.append(_item(node, key, path, base, warnings, bare=True))
+    else:
+        for item_index, raw in enumerate(_list(raw_items, path, node, "content")):
+            items.append(_item(raw, f"{key}.content[{item_index}]", path, base, warnings, bare=False))
+    source_only = bool(node.get("source_only", False))
+    if source_only and any(item.target for item in items):
+        raise RecipeError("source_only and a target cannot go together", path=path, line=_line(node), key=key)
+    languages = node.get("target_languages")
+    return Collection(
+        name=str(node.get("name") or f"collection-{index + 1}"),
+        items=tuple(items),
+        channel=channel,
+        source_only=source_only,
+        source_language=_locale(node["source_language"], path, _line(node, "source_language"), f"{key}.source_language")
+        if node.get("source_language") else "",
+        target_languages=tuple(_locale(t, path, _line(node, "target_languages"), f"{key}.target_languages") for t in languages)
+        if languages else (),
+        coordinates={str(k): str(v) for k, v in (node.get("coordinates") or {}).items()},
+    )
+
+
+def _item(node: Any, key: str, path: Path, base: str, warnings: list[str], *, bare: bool) -> ContentItem:
+    if isinstance(node, str):
+        node = {"path": node}
+    if not isinstance(node, Mapping):
+        raise RecipeError("a content item is a mapping with path", path=path, key=key)
+    if not bare:
+        _typos(node, _ITEM_KEYS, f"{key}.", path, warnings)
+    pattern = node.get("path")
+    if not pattern or not isinstance(pattern, str):
+        raise RecipeError("path (a glob) is required", path=path, line=_line(node), key=f"{key}.path")
+    try:
+        glob_match(pattern, "")
+    except GlobError as err:
+        raise RecipeError(str(err), path=path, line=_line(node, "path"), key=f"{key}.path") from None
+    format_value = node.get("format") or ""
+    if isinstance(format_value, Mapping):
+        format_value = format_value.get("name") or ""
+    join = (lambda p: f"{base.rstrip('/')}/{p}" if base and p else p)  # noqa: E731
+    item_base = str(node.get("base") or "")
+    target = str(node.get("target") or "") if not bare or node.get("target") else ""
+    return ContentItem(
+        path=join(pattern),
+        target=join(target) if target and target != "*" else target,
+        format=str(format_value),
+        base=join(item_base) if item_base else (base.rstrip("/") if base else ""),
+        channel=str(node.get("channel") or "") if not bare else "",
+    )
