@@ -37,17 +37,54 @@ __all__ = [
 RECIPE_NAME = "kapi.yaml"
 
 _TOP_KEYS = (
-    "version", "id", "name", "defaults", "profiles", "collections", "formats", "tools", "locales",
-    "flows", "plugins", "requires", "ship_gate", "ship_gates", "gates", "verified_gate",
-    "verified_gates", "source_gate",
+    "version",
+    "id",
+    "name",
+    "defaults",
+    "profiles",
+    "collections",
+    "formats",
+    "tools",
+    "locales",
+    "flows",
+    "plugins",
+    "requires",
+    "ship_gate",
+    "ship_gates",
+    "gates",
+    "verified_gate",
+    "verified_gates",
+    "source_gate",
 )
 _DEFAULT_KEYS = (
-    "source_language", "target_languages", "voice", "terms_source", "memory_source", "coordinates",
-    "flow", "materialize", "source_gate", "exclude", "merge", "memory", "comments", "translate_after",
+    "source_language",
+    "target_languages",
+    "voice",
+    "terms_source",
+    "memory_source",
+    "coordinates",
+    "flow",
+    "materialize",
+    "source_gate",
+    "exclude",
+    "merge",
+    "memory",
+    "comments",
+    "translate_after",
 )
 _COLLECTION_KEYS = (
-    "name", "path", "format", "target", "content", "base", "channel", "coordinates", "source_only",
-    "source_language", "target_languages", "comments",
+    "name",
+    "path",
+    "format",
+    "target",
+    "content",
+    "base",
+    "channel",
+    "coordinates",
+    "source_only",
+    "source_language",
+    "target_languages",
+    "comments",
 )
 _ITEM_KEYS = ("path", "format", "target", "base", "channel", "redaction", "comments")
 
@@ -172,7 +209,9 @@ class Project:
 
 def _walk(root: Path) -> Iterator[str]:
     for current, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in ("node_modules", "__pycache__"))
+        dirs[:] = sorted(
+            d for d in dirs if not d.startswith(".") and d not in ("node_modules", "__pycache__")
+        )
         for name in sorted(files):
             if name.startswith(".") or name.startswith(("~$", "._")):
                 continue
@@ -219,7 +258,10 @@ def mint_project_id() -> str:
 
 
 def discover_project(
-    start: Path | None = None, *, explicit: str | None = None, environ: Mapping[str, str] | None = None
+    start: Path | None = None,
+    *,
+    explicit: str | None = None,
+    environ: Mapping[str, str] | None = None,
 ) -> Path | None:
     """The recipe that governs ``start``: ``-p``, else KAPI_NO_PROJECT, KAPI_PROJECT, upward walk."""
     env = os.environ if environ is None else environ
@@ -260,7 +302,9 @@ def _line(node: Any, key: str | int | None = None) -> int | None:
     try:
         if key is None:
             return int(node.lc.line) + 1
-        return int(node.lc.key(key)[0]) + 1 if isinstance(key, str) else int(node.lc.item(key)[0]) + 1
+        return (
+            int(node.lc.key(key)[0]) + 1 if isinstance(key, str) else int(node.lc.item(key)[0]) + 1
+        )
     except (AttributeError, KeyError, TypeError, IndexError):
         return None
 
@@ -278,7 +322,9 @@ def load_project(recipe_path: Path) -> Project:
     except YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None
-        raise RecipeError(f"not valid YAML: {getattr(err, 'problem', err)}", path=recipe_path, line=line) from None
+        raise RecipeError(
+            f"not valid YAML: {getattr(err, 'problem', err)}", path=recipe_path, line=line
+        ) from None
     if not isinstance(data, Mapping):
         raise RecipeError("a recipe is a mapping of keys", path=recipe_path)
     warnings: list[str] = []
@@ -289,17 +335,30 @@ def load_project(recipe_path: Path) -> Project:
         )
     defaults = data.get("defaults") or {}
     if not isinstance(defaults, Mapping):
-        raise RecipeError("defaults must be a mapping", path=recipe_path, line=_line(data, "defaults"), key="defaults")
+        raise RecipeError(
+            "defaults must be a mapping",
+            path=recipe_path,
+            line=_line(data, "defaults"),
+            key="defaults",
+        )
     _typos(defaults, _DEFAULT_KEYS, "defaults.", recipe_path, warnings)
-    source = _locale(defaults.get("source_language") or "en", recipe_path, _line(defaults, "source_language"), "defaults.source_language")
+    source = _locale(
+        defaults.get("source_language") or "en",
+        recipe_path,
+        _line(defaults, "source_language"),
+        "defaults.source_language",
+    )
     targets = tuple(
         _locale(t, recipe_path, _line(defaults, "target_languages"), "defaults.target_languages")
         for t in _list(defaults.get("target_languages"), recipe_path, defaults, "target_languages")
     )
     collections = tuple(
-        _collection(c, i, recipe_path, warnings) for i, c in enumerate(_list(data.get("collections"), recipe_path, data, "collections"))
+        _collection(c, i, recipe_path, warnings)
+        for i, c in enumerate(_list(data.get("collections"), recipe_path, data, "collections"))
     )
-    exclude = tuple(str(p) for p in _list(defaults.get("exclude"), recipe_path, defaults, "exclude"))
+    exclude = tuple(
+        str(p) for p in _list(defaults.get("exclude"), recipe_path, defaults, "exclude")
+    )
     project_id = str(data.get("id") or "")
     if project_id and not project_id.startswith("prj_"):
         warnings.append(f"{recipe_path}: id {project_id!r} does not look minted by kapi (prj_…)")
@@ -318,14 +377,18 @@ def load_project(recipe_path: Path) -> Project:
     )
 
 
-def _typos(node: Mapping[str, Any], known: Sequence[str], prefix: str, path: Path, warnings: list[str]) -> None:
+def _typos(
+    node: Mapping[str, Any], known: Sequence[str], prefix: str, path: Path, warnings: list[str]
+) -> None:
     for key in node:
         if key in known or not isinstance(key, str):
             continue
         near = difflib.get_close_matches(key, known, n=1, cutoff=0.75)
         if near:
             line = _line(node, key)
-            warnings.append(f"{path}:{line}: {prefix}{key}: unknown key; did you mean {prefix}{near[0]}? (kept as written)")
+            warnings.append(
+                f"{path}:{line}: {prefix}{key}: unknown key; did you mean {prefix}{near[0]}? (kept as written)"
+            )
 
 
 def _list(value: Any, path: Path, parent: Any, key: str) -> list[Any]:
@@ -353,35 +416,52 @@ def _collection(node: Any, index: int, path: Path, warnings: list[str]) -> Colle
     if channel and "/" not in channel:
         raise RecipeError(
             f"channel must be qualified as profile/channel (got {channel!r})",
-            path=path, line=_line(node, "channel"), key=f"{key}.channel",
+            path=path,
+            line=_line(node, "channel"),
+            key=f"{key}.channel",
         )
     raw_items = node.get("content")
     items: list[ContentItem] = []
     if raw_items is None:
         if "path" not in node:
-            raise RecipeError("a collection needs path or content", path=path, line=_line(node), key=key)
+            raise RecipeError(
+                "a collection needs path or content", path=path, line=_line(node), key=key
+            )
         items.append(_item(node, key, path, base, warnings, bare=True))
     else:
         for item_index, raw in enumerate(_list(raw_items, path, node, "content")):
-            items.append(_item(raw, f"{key}.content[{item_index}]", path, base, warnings, bare=False))
+            items.append(
+                _item(raw, f"{key}.content[{item_index}]", path, base, warnings, bare=False)
+            )
     source_only = bool(node.get("source_only", False))
     if source_only and any(item.target for item in items):
-        raise RecipeError("source_only and a target cannot go together", path=path, line=_line(node), key=key)
+        raise RecipeError(
+            "source_only and a target cannot go together", path=path, line=_line(node), key=key
+        )
     languages = node.get("target_languages")
     return Collection(
         name=str(node.get("name") or f"collection-{index + 1}"),
         items=tuple(items),
         channel=channel,
         source_only=source_only,
-        source_language=_locale(node["source_language"], path, _line(node, "source_language"), f"{key}.source_language")
-        if node.get("source_language") else "",
-        target_languages=tuple(_locale(t, path, _line(node, "target_languages"), f"{key}.target_languages") for t in languages)
-        if languages else (),
+        source_language=_locale(
+            node["source_language"], path, _line(node, "source_language"), f"{key}.source_language"
+        )
+        if node.get("source_language")
+        else "",
+        target_languages=tuple(
+            _locale(t, path, _line(node, "target_languages"), f"{key}.target_languages")
+            for t in languages
+        )
+        if languages
+        else (),
         coordinates={str(k): str(v) for k, v in (node.get("coordinates") or {}).items()},
     )
 
 
-def _item(node: Any, key: str, path: Path, base: str, warnings: list[str], *, bare: bool) -> ContentItem:
+def _item(
+    node: Any, key: str, path: Path, base: str, warnings: list[str], *, bare: bool
+) -> ContentItem:
     if isinstance(node, str):
         node = {"path": node}
     if not isinstance(node, Mapping):
@@ -390,15 +470,22 @@ def _item(node: Any, key: str, path: Path, base: str, warnings: list[str], *, ba
         _typos(node, _ITEM_KEYS, f"{key}.", path, warnings)
     pattern = node.get("path")
     if not pattern or not isinstance(pattern, str):
-        raise RecipeError("path (a glob) is required", path=path, line=_line(node), key=f"{key}.path")
+        raise RecipeError(
+            "path (a glob) is required", path=path, line=_line(node), key=f"{key}.path"
+        )
     try:
         glob_match(pattern, "")
     except GlobError as err:
-        raise RecipeError(str(err), path=path, line=_line(node, "path"), key=f"{key}.path") from None
+        raise RecipeError(
+            str(err), path=path, line=_line(node, "path"), key=f"{key}.path"
+        ) from None
     format_value = node.get("format") or ""
     if isinstance(format_value, Mapping):
         format_value = format_value.get("name") or ""
-    join = (lambda p: f"{base.rstrip('/')}/{p}" if base and p else p)  # noqa: E731
+
+    def join(part: str) -> str:
+        return f"{base.rstrip('/')}/{part}" if base and part else part
+
     item_base = str(node.get("base") or "")
     target = str(node.get("target") or "") if not bare or node.get("target") else ""
     return ContentItem(

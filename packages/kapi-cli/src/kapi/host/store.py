@@ -1,0 +1,511 @@
+"""The project store: one SQLite file in ``.kapi/`` holding what is not a file.
+
+Terms, content memory, the context operation log, review decisions, change
+records and agent presence. WAL mode, foreign keys, a busy timeout so several
+processes can read and write at once, and versioned migrations recorded in
+``schema_migrations``. Files stay the truth for content; terms a person edits
+can be exported to a bundle and imported again.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from kapi.core.change.ops import ChangeSet, Decide, Memory, Recipe, Term
+from kapi.core.change.ports import Actor
+from kapi.core.change.result import Result
+from kapi.core.edition import EditionKey, EditionKeyError
+from kapi.core.governance.terms import Concept, Term as StoreTerm, concept_id_for
+from kapi.host.errors import EXIT_ERROR, HostError
+
+__all__ = ["AGENT_SESSION_RETENTION", "MIGRATIONS", "ProjectStore", "now"]
+
+AGENT_SESSION_RETENTION = timedelta(days=7)
+
+MIGRATIONS: tuple[tuple[int, str, str], ...] = (
+    (
+        1,
+        "terms, memory, context log, decisions, records, presence",
+        """
+        CREATE TABLE tb_concepts (
+            id TEXT PRIMARY KEY,
+            payload TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        );
+        CREATE TABLE tb_terms (
+            concept_id TEXT NOT NULL REFERENCES tb_concepts(id) ON DELETE CASCADE,
+            text TEXT NOT NULL,
+            text_lower TEXT NOT NULL,
+            locale TEXT NOT NULL,
+            status TEXT NOT NULL
+        );
+        CREATE INDEX tb_terms_text ON tb_terms(text_lower);
+        CREATE TABLE tm_entries (
+            id TEXT PRIMARY KEY,
+            created_at TEXT NOT NULL,
+            actor TEXT NOT NULL
+        );
+        CREATE TABLE tm_variants (
+            entry_id TEXT NOT NULL REFERENCES tm_entries(id) ON DELETE CASCADE,
+            locale TEXT NOT NULL,
+            text TEXT NOT NULL,
+            PRIMARY KEY (entry_id, locale)
+        );
+        CREATE INDEX tm_variants_text ON tm_variants(locale, text);
+        CREATE TABLE context_ops (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            id TEXT NOT NULL UNIQUE,
+            kind TEXT NOT NULL,
+            actor_kind TEXT NOT NULL,
+            actor_name TEXT NOT NULL,
+            session TEXT NOT NULL,
+            payload TEXT NOT NULL,
+            at TEXT NOT NULL
+        );
+        CREATE TABLE decisions (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            doc TEXT NOT NULL,
+            block TEXT NOT NULL,
+            edition TEXT NOT NULL,
+            rev TEXT NOT NULL,
+            outcome TEXT NOT NULL,
+            score INTEGER,
+            reasons TEXT NOT NULL,
+            actor_kind TEXT NOT NULL,
+            actor_name TEXT NOT NULL,
+            session TEXT NOT NULL,
+            at TEXT NOT NULL
+        );
+        CREATE INDEX decisions_key ON decisions(doc, block, edition);
+        CREATE TABLE change_records (
+            id TEXT PRIMARY KEY,
+            note TEXT NOT NULL,
+            status TEXT NOT NULL,
+            actor_kind TEXT NOT NULL,
+            actor_name TEXT NOT NULL,
+            session TEXT NOT NULL,
+            payload TEXT NOT NULL,
+            at TEXT NOT NULL
+        );
+        CREATE TABLE agent_sessions (
+            id TEXT NOT NULL,
+            project TEXT NOT NULL,
+            agent TEXT NOT NULL,
+            started_at TEXT NOT NULL,
+            last_seen TEXT NOT NULL,
+            PRIMARY KEY (id, project)
+        );
+        CREATE INDEX agent_sessions_seen ON agent_sessions(last_seen);
+        """,
+    ),
+)
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+class ProjectStore:
+    """The SQLite store of one project (``.kapi/project.db``)."""
+
+    def __init__(self, path: Path, *, project: str = "", source_language: str = "en") -> None:
+        self.path = path
+        self.project = project
+        self.source_language = source_language
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._db = sqlite3.connect(
+                path, timeout=10, isolation_level=None, check_same_thread=False
+            )
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+            self._db.execute("PRAGMA busy_timeout=10000")
+            self._migrate()
+        except sqlite3.DatabaseError as err:
+            raise HostError(
+                f"{path}: the project store cannot be opened: {err}", exit_code=EXIT_ERROR
+            ) from None
+
+    def close(self) -> None:
+        self._db.close()
+
+    # --- schema ---------------------------------------------------------------------
+
+    def _migrate(self) -> None:
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations "
+            "(version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at TEXT NOT NULL)"
+        )
+        applied = {row[0] for row in self._db.execute("SELECT version FROM schema_migrations")}
+        for version, description, script in MIGRATIONS:
+            if version in applied:
+                continue
+            with self._transaction() as db:
+                for statement in script.split(";"):
+                    if statement.strip():
+                        db.execute(statement)
+                db.execute(
+                    "INSERT INTO schema_migrations VALUES (?, ?, ?)", (version, description, now())
+                )
+
+    def schema_version(self) -> int:
+        row = self._db.execute("SELECT MAX(version) FROM schema_migrations").fetchone()
+        return int(row[0] or 0)
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self._db
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    # --- terms ----------------------------------------------------------------------
+
+    def concepts(self) -> list[Concept]:
+        from kapi.core.governance.terms import decode_terms_bundle
+
+        rows = [
+            json.loads(r[0])
+            for r in self._db.execute("SELECT payload FROM tb_concepts ORDER BY id")
+        ]
+        if not rows:
+            return []
+        bundle = decode_terms_bundle(
+            {"schemaVersion": "1.0", "kind": "kapi-terms", "concepts": rows}, "store"
+        )
+        return list(bundle.concepts)
+
+    def put_concepts(self, concepts: Sequence[Concept]) -> None:
+        from kapi.core.governance.terms import TermsBundle, encode_terms_bundle
+
+        encoded = encode_terms_bundle(TermsBundle(concepts=tuple(concepts)))["concepts"]
+        with self._transaction() as db:
+            for concept, payload in zip(concepts, encoded):
+                db.execute("DELETE FROM tb_concepts WHERE id = ?", (concept.id,))
+                db.execute(
+                    "INSERT INTO tb_concepts VALUES (?, ?, ?)",
+                    (concept.id, json.dumps(payload, ensure_ascii=False), now()),
+                )
+                for term in concept.terms:
+                    db.execute(
+                        "INSERT INTO tb_terms VALUES (?, ?, ?, ?, ?)",
+                        (concept.id, term.text, term.text.lower(), term.locale, term.status),
+                    )
+
+    def delete_concepts(self, ids: Sequence[str]) -> int:
+        with self._transaction() as db:
+            return sum(
+                db.execute("DELETE FROM tb_concepts WHERE id = ?", (i,)).rowcount for i in ids
+            )
+
+    def lookup_terms(self, text: str) -> list[Concept]:
+        ids = [
+            r[0]
+            for r in self._db.execute(
+                "SELECT DISTINCT concept_id FROM tb_terms WHERE text_lower = ? ORDER BY concept_id",
+                (text.lower(),),
+            )
+        ]
+        wanted = set(ids)
+        return [c for c in self.concepts() if c.id in wanted]
+
+    def upsert_term(self, op: Term, actor: Actor) -> None:
+        """A ``term`` op: the concept named by locale and term, created or updated."""
+        from attrs import evolve
+
+        locale = op.locale or self.source_language
+        existing = self.lookup_terms(op.term)
+        concept = next(
+            (c for c in existing if any(t.locale == locale and t.text == op.term for t in c.terms)),
+            None,
+        )
+        if op.action == "delete":
+            if concept is None:
+                raise LookupError(f"no term {op.term!r} ({locale}) in the store")
+            terms = tuple(
+                t for t in concept.terms if not (t.text == op.term and t.locale == locale)
+            )
+            if terms:
+                self.put_concepts([evolve(concept, terms=terms, updated_at=now())])
+            else:
+                self.delete_concepts([concept.id])
+            return
+        if concept is None:
+            concept = Concept(
+                id=concept_id_for(locale, op.term), source="terminology", created_at=now()
+            )
+        kept: list[StoreTerm] = [
+            t for t in concept.terms if not (t.text == op.term and t.locale == locale)
+        ]
+        previous = next(
+            (t for t in concept.terms if t.text == op.term and t.locale == locale), None
+        )
+        status = op.status or (previous.status if previous else "preferred")
+        kept.insert(
+            0,
+            StoreTerm(
+                text=op.term,
+                locale=locale,
+                status=status,
+                competitor_term=bool(op.competitor)
+                if op.competitor is not None
+                else bool(previous and previous.competitor_term),
+                note=previous.note if previous else "",
+            ),
+        )
+        if op.replacement:
+            kept = [t for t in kept if t.text != op.replacement]
+            kept.append(StoreTerm(text=op.replacement, locale=locale, status="preferred"))
+        if op.replaces:
+            kept = [t for t in kept if t.text != op.replaces]
+            kept.append(
+                StoreTerm(
+                    text=op.replaces, locale=locale, status="deprecated", note=f"use: {op.term}"
+                )
+            )
+        properties = dict(concept.properties)
+        if op.advisory is not None:
+            properties["advisory"] = "true" if op.advisory else "false"
+        concept = evolve(
+            concept,
+            terms=tuple(kept),
+            do_not_translate=concept.do_not_translate
+            if op.do_not_translate is None
+            else op.do_not_translate,
+            properties=properties,
+            updated_at=now(),
+        )
+        self.put_concepts([concept])
+        self.log_context(
+            "edit",
+            actor,
+            {"subject": {"kind": "term", "term": op.term, "locale": locale, "status": status}},
+        )
+
+    # --- memory ---------------------------------------------------------------------
+
+    def memory_add(self, source: tuple[str, str], target: tuple[str, str], actor: Actor) -> str:
+        entry = uuid.uuid4().hex[:12]
+        with self._transaction() as db:
+            db.execute(
+                "INSERT INTO tm_entries VALUES (?, ?, ?)",
+                (entry, now(), f"{actor.kind}/{actor.name}"),
+            )
+            for locale, text in (source, target):
+                db.execute("INSERT INTO tm_variants VALUES (?, ?, ?)", (entry, locale, text))
+        return entry
+
+    def memory_delete(self, source: tuple[str, str], target: tuple[str, str]) -> int:
+        with self._transaction() as db:
+            rows = db.execute(
+                "SELECT a.entry_id FROM tm_variants a JOIN tm_variants b ON a.entry_id = b.entry_id "
+                "WHERE a.locale = ? AND a.text = ? AND b.locale = ? AND b.text = ?",
+                (*source, *target),
+            ).fetchall()
+            for (entry,) in rows:
+                db.execute("DELETE FROM tm_entries WHERE id = ?", (entry,))
+        return len(rows)
+
+    def memory_lookup(self, locale: str, text: str, target_locale: str) -> list[str]:
+        rows = self._db.execute(
+            "SELECT b.text FROM tm_variants a JOIN tm_variants b ON a.entry_id = b.entry_id "
+            "WHERE a.locale = ? AND a.text = ? AND b.locale = ? ORDER BY b.text",
+            (locale, text, target_locale),
+        )
+        return [r[0] for r in rows]
+
+    # --- context log, decisions, records, presence ----------------------------------
+
+    def log_context(self, kind: str, actor: Actor, payload: dict[str, Any]) -> str:
+        op_id = "op_" + uuid.uuid4().hex[:16]
+        with self._transaction() as db:
+            db.execute(
+                "INSERT INTO context_ops (id, kind, actor_kind, actor_name, session, payload, at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    op_id,
+                    f"context.{kind}",
+                    actor.kind,
+                    actor.name,
+                    actor.session,
+                    json.dumps(payload, ensure_ascii=False),
+                    now(),
+                ),
+            )
+        return op_id
+
+    def context_log(self) -> list[dict[str, Any]]:
+        rows = self._db.execute(
+            "SELECT id, kind, actor_kind, actor_name, session, payload, at FROM context_ops ORDER BY seq"
+        )
+        return [
+            {
+                "id": r[0],
+                "kind": r[1],
+                "actor": {"kind": r[2], "name": r[3], "session": r[4]},
+                **json.loads(r[5]),
+                "at": r[6],
+            }
+            for r in rows
+        ]
+
+    def record_decision(self, op: Decide, actor: Actor, rev: str) -> None:
+        with self._transaction() as db:
+            db.execute(
+                "INSERT INTO decisions (doc, block, edition, rev, outcome, score, reasons, actor_kind, "
+                "actor_name, session, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    op.at.doc,
+                    op.at.block,
+                    op.at.edition or "",
+                    rev,
+                    op.outcome,
+                    op.score,
+                    json.dumps(list(op.reasons or ())),
+                    actor.kind,
+                    actor.name,
+                    actor.session,
+                    now(),
+                ),
+            )
+
+    def decisions(self, doc: str, block: str, edition: str = "") -> list[dict[str, Any]]:
+        rows = self._db.execute(
+            "SELECT rev, outcome, score, reasons, actor_kind, actor_name, at FROM decisions "
+            "WHERE doc = ? AND block = ? AND edition = ? ORDER BY seq",
+            (doc, block, edition),
+        )
+        return [
+            {
+                "rev": r[0],
+                "outcome": r[1],
+                "score": r[2],
+                "reasons": json.loads(r[3]),
+                "actor": {"kind": r[4], "name": r[5]},
+                "at": r[6],
+            }
+            for r in rows
+        ]
+
+    def record_change(
+        self, change_set: ChangeSet, result: Result, actor: Actor, payload: dict[str, Any]
+    ) -> str:
+        record = "chg_" + uuid.uuid4().hex[:16]
+        with self._transaction() as db:
+            db.execute(
+                "INSERT INTO change_records VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    record,
+                    change_set.note or "",
+                    result.status,
+                    actor.kind,
+                    actor.name,
+                    actor.session,
+                    json.dumps(payload, ensure_ascii=False),
+                    now(),
+                ),
+            )
+        return record
+
+    def change_records(self) -> list[dict[str, Any]]:
+        rows = self._db.execute(
+            "SELECT id, note, status, actor_kind, payload FROM change_records ORDER BY at, id"
+        )
+        return [
+            {"id": r[0], "note": r[1], "status": r[2], "actor": r[3], "payload": json.loads(r[4])}
+            for r in rows
+        ]
+
+    def touch_session(self, session: str, agent: str, at: datetime | None = None) -> None:
+        """Record an agent session as present; prune sessions unseen for seven days."""
+        moment = at or datetime.now(UTC)
+        stamp = moment.isoformat(timespec="seconds")
+        cutoff = (moment - AGENT_SESSION_RETENTION).isoformat(timespec="seconds")
+        with self._transaction() as db:
+            db.execute(
+                "INSERT INTO agent_sessions VALUES (?, ?, ?, ?, ?) ON CONFLICT(id, project) DO UPDATE SET "
+                "last_seen = excluded.last_seen, agent = CASE WHEN excluded.agent != '' THEN excluded.agent ELSE agent END",
+                (session, self.project, agent, stamp, stamp),
+            )
+            db.execute("DELETE FROM agent_sessions WHERE last_seen < ?", (cutoff,))
+
+    def sessions(self) -> list[dict[str, str]]:
+        rows = self._db.execute(
+            "SELECT id, agent, started_at, last_seen FROM agent_sessions WHERE project = ? ORDER BY last_seen DESC",
+            (self.project,),
+        )
+        return [{"id": r[0], "agent": r[1], "started_at": r[2], "last_seen": r[3]} for r in rows]
+
+
+def _edition(value: str) -> str:
+    try:
+        return EditionKey.parse(value).text
+    except EditionKeyError as err:
+        raise ValueError(str(err)) from None
+
+
+class StoreAssets:
+    """The change service's asset sink: decisions, terms, memory and recipe edits, after content."""
+
+    def __init__(self, store: ProjectStore, recipe_path: Path | None) -> None:
+        self.store = store
+        self.recipe_path = recipe_path
+
+    def validate(self, op: Decide | Term | Memory | Recipe, actor: Actor) -> str | None:
+        if (
+            isinstance(op, Term)
+            and op.status
+            and op.status
+            not in ("proposed", "approved", "preferred", "admitted", "deprecated", "forbidden")
+        ):
+            return f"status {op.status!r} is not preferred, admitted, deprecated or forbidden"
+        if isinstance(op, Recipe):
+            from kapi.host.recipe_edit import check_recipe_edit
+
+            if self.recipe_path is None:
+                return "recipe ops need a project (kapi init)"
+            return check_recipe_edit(op.path, op.value)
+        return None
+
+    def apply(self, op: Decide | Term | Memory | Recipe, actor: Actor, rev: str | None) -> None:
+        if isinstance(op, Decide):
+            self.store.record_decision(op, actor, rev or op.if_match)
+        elif isinstance(op, Term):
+            self.store.upsert_term(op, actor)
+        elif isinstance(op, Memory):
+            source = (_edition(op.from_.edition), op.from_.text)
+            target = (_edition(op.to.edition), op.to.text)
+            if op.action == "add":
+                self.store.memory_add(source, target, actor)
+            else:
+                self.store.memory_delete(source, target)
+        else:
+            from kapi.host.recipe_edit import edit_recipe
+
+            assert self.recipe_path is not None
+            edit_recipe(self.recipe_path, op.path, op.value)
+            self.store.log_context("edit", actor, {"subject": {"kind": "recipe", "path": op.path}})
+
+
+class StoreRecorder:
+    """Keeps each landed change set in ``change_records``."""
+
+    def __init__(self, store: ProjectStore) -> None:
+        self.store = store
+
+    def record(self, change_set: ChangeSet, result: Result, actor: Actor) -> str | None:
+        from kapi.core.change.wire import encode_change_set
+
+        return self.store.record_change(
+            change_set, result, actor, {"set": encode_change_set(change_set)}
+        )
