@@ -1,0 +1,87 @@
+"""The composition root: where we are, which project governs it, and the services built for it.
+
+Every door (CLI verb, MCP tool, hook) opens a :class:`Workspace` and asks it
+for what it needs. Nothing else constructs adapters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import cached_property
+from pathlib import Path
+
+from kapi.core.change.ports import Actor, CommitCheck
+from kapi.core.change.service import ChangeService
+from kapi.formats.home import FileHome
+from kapi.host.project import Project, discover_project, load_project
+from kapi.host.store import ProjectStore, StoreAssets, StoreRecorder
+
+__all__ = ["Workspace", "open_workspace"]
+
+STORE_NAME = "project.db"
+
+
+class Workspace:
+    """The working folder and, when one governs it, the project and its store."""
+
+    def __init__(self, root: Path, project: Project | None, *, source_language: str | None = None) -> None:
+        self.root = root
+        self.project = project
+        self._source_language = source_language
+
+    @property
+    def source_language(self) -> str:
+        if self._source_language:
+            return self._source_language
+        return self.project.source_language if self.project is not None else "en"
+
+    @cached_property
+    def store(self) -> ProjectStore | None:
+        if self.project is None:
+            return None
+        return ProjectStore(
+            self.project.state_dir / STORE_NAME,
+            project=self.project.id or self.project.name,
+            source_language=self.project.source_language,
+        )
+
+    def home(self) -> FileHome:
+        if self.project is not None:
+            from kapi.host.project_home import ProjectHome
+
+            return ProjectHome(self.project)
+        return FileHome(self.root, locale=self.source_language)
+
+    def commit_check(self) -> CommitCheck | None:
+        if self.project is None:
+            return None
+        from kapi.host.governance import ProjectCommitCheck
+
+        return ProjectCommitCheck(self)
+
+    def change_service(self, actor: Actor) -> ChangeService:
+        store = self.store
+        if store is not None and actor.kind == "agent" and actor.session:
+            try:
+                store.touch_session(actor.session, actor.name)
+            except Exception:  # presence is best effort and never blocks a change
+                pass
+        return ChangeService(
+            self.home(),
+            commit_check=self.commit_check(),
+            assets=StoreAssets(store, self.project.recipe_path) if store is not None and self.project else None,
+            recorder=StoreRecorder(store) if store is not None else None,
+        )
+
+
+def open_workspace(
+    *, project: str | None = None, cwd: Path | None = None, environ: Mapping[str, str] | None = None,
+    source_language: str | None = None,
+) -> Workspace:
+    """Find the project that governs ``cwd`` (``-p``, KAPI_NO_PROJECT, KAPI_PROJECT, walk up)."""
+    here = (cwd or Path.cwd()).resolve()
+    recipe = discover_project(here, explicit=project, environ=environ)
+    if recipe is None:
+        return Workspace(here, None, source_language=source_language)
+    loaded = load_project(recipe)
+    return Workspace(loaded.root, loaded, source_language=source_language)
