@@ -87,7 +87,7 @@ APPLE_STRINGS = FormatSpec(
 STRINGSDICT = FormatSpec(
     name="stringsdict",
     title="Apple .stringsdict plurals",
-    codec="kapi.formats.apple:StringsdictFormat",
+    codec="kapi.formats.stringsdict:StringsdictFormat",
     extensions=(".stringsdict",),
     mime_types=("application/x-plist",),
 )
