@@ -11,6 +11,7 @@ from typing import Any
 from attrs import frozen
 
 from kapi.core.change.ports import Staged, digest
+from kapi.formats.home import FileHome
 from kapi.core.change.read import BlockRead
 from kapi.core.change.reading import ReadRequest, read_block
 from kapi.core.format import FormatError
@@ -38,52 +39,52 @@ class InspectedFile:
     staged: Staged
 
 
-def _stage(path: str, data: bytes, document: Document, spec_name: str, interchange: bool) -> Staged:
-    from kapi.formats import registry
-
-    caps = registry.get(spec_name).capabilities
-    editions = (
-        frozenset({document.target_locale})
-        if interchange and document.target_locale
-        else frozenset()
-    )
-    return Staged(
-        doc=path, document=document, head=digest(data), capabilities=caps, editions=editions
-    )
-
-
 def read_inputs(
     paths: Sequence[str],
     *,
     locale: str = "en",
     format_name: str | None = None,
-    root: Path | None = None,
+    home: FileHome | None = None,
 ) -> Iterator[InspectedFile | FileFailure]:
-    """Read each path (``-`` is stdin, which needs ``format_name``) into a document."""
-    from kapi.formats import registry
-    from kapi.formats.home import FileHome, read_file
+    """Read each path (``-`` is stdin, which needs ``format_name``) into a staged document.
 
-    home = FileHome(root or Path.cwd(), locale=locale)
+    Through a project's home a source document carries its translations'
+    own files as editions, and a translation's file reads as its source.
+    """
+    from kapi.core.change.errors import ChangeError
+    from kapi.formats import registry
+    from kapi.formats.home import FileHome
+
+    home = home or FileHome(Path.cwd(), locale=locale)
     for path in paths:
         try:
-            if path == "-":
+            if path == "-" or format_name:
                 if not format_name:
                     yield FileFailure(
                         "-", "reading stdin needs --format (see `kapi formats`)", "usage"
                     )
                     continue
-                data = sys.stdin.buffer.read()
                 spec = registry.get(format_name)
-                document = registry.load_codec(spec).read(data, path="<stdin>", locale=locale)
-                key = "-"
+                data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+                key = "-" if path == "-" else home.key_for(Path(path))
+                document = registry.load_codec(spec).read(data, path=key, locale=locale)
+                editions = (
+                    frozenset({document.target_locale})
+                    if spec.interchange and document.target_locale
+                    else frozenset()
+                )
+                staged = Staged(
+                    doc=key,
+                    document=document,
+                    head=digest(data),
+                    capabilities=spec.capabilities,
+                    editions=editions,
+                )
             else:
-                key = home.key_for(Path(path))
-                if format_name:
-                    data = Path(path).read_bytes()
-                    spec = registry.get(format_name)
-                    document = registry.load_codec(spec).read(data, path=key, locale=locale)
-                else:
-                    data, document, spec = read_file(Path(path), display=key, locale=locale)
+                staged = home.stage(home.key_for(Path(path)))
+        except ChangeError as err:
+            yield FileFailure(path, err.info.message, str(err.info.code))
+            continue
         except FormatError as err:
             yield FileFailure(path, err.located(), err.code)
             continue
@@ -93,8 +94,12 @@ def read_inputs(
         except OSError as err:
             yield FileFailure(path, f"{path}: {err.strerror or err}", "invalid")
             continue
-        staged = _stage(key, data, document, spec.name, spec.interchange)
-        yield InspectedFile(path=key, format=spec.name, document=document, staged=staged)
+        yield InspectedFile(
+            path=staged.doc,
+            format=staged.capabilities.name,
+            document=staged.document,
+            staged=staged,
+        )
 
 
 def inspect_files(
@@ -103,12 +108,13 @@ def inspect_files(
     locale: str = "en",
     format_name: str | None = None,
     own_edition: bool = False,
+    home: FileHome | None = None,
 ) -> tuple[list[BlockRead], list[FileFailure]]:
     """One record per non-empty block of every file, and the files that failed."""
     records: list[BlockRead] = []
     failures: list[FileFailure] = []
     request = ReadRequest(doc="", own_edition=own_edition)
-    for item in read_inputs(paths, locale=locale, format_name=format_name):
+    for item in read_inputs(paths, locale=locale, format_name=format_name, home=home):
         if isinstance(item, FileFailure):
             failures.append(item)
             continue
@@ -124,12 +130,16 @@ def count_words(text: str) -> int:
 
 
 def stats(
-    paths: Sequence[str], *, locale: str = "en", format_name: str | None = None
+    paths: Sequence[str],
+    *,
+    locale: str = "en",
+    format_name: str | None = None,
+    home: FileHome | None = None,
 ) -> tuple[dict[str, Any], list[FileFailure]]:
     """Blocks, words and characters of translatable content per file and in total."""
     files: list[dict[str, Any]] = []
     failures: list[FileFailure] = []
-    for item in read_inputs(paths, locale=locale, format_name=format_name):
+    for item in read_inputs(paths, locale=locale, format_name=format_name, home=home):
         if isinstance(item, FileFailure):
             failures.append(item)
             continue

@@ -9,7 +9,6 @@ code" exactly (a run position ``{run, offset}``).
 from __future__ import annotations
 
 from collections.abc import Sequence
-
 from typing import NamedTuple
 
 from kapi.core.change.errors import SpanPos
