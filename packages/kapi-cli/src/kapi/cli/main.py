@@ -222,39 +222,22 @@ def _print_result(result, *, as_json: bool, dry_run: bool) -> None:  # type: ign
 @click.option("--json", "as_json", is_flag=True, help="Print the formats as JSON.")
 def formats(as_json: bool) -> None:
     """List the formats kapi reads and writes, and what a change set may do to each."""
-    from kapi.formats import registry
+    from kapi.host.formats import list_formats
 
-    specs = registry.all_formats()
+    specs = list_formats()
     if as_json:
-        emit_json(
-            [
-                {
-                    "name": s.name,
-                    "title": s.title,
-                    "extensions": list(s.extensions),
-                    "mime_types": list(s.mime_types),
-                    "reader": s.reader,
-                    "writer": s.writer,
-                    "editable": s.editable,
-                    "round_trip": s.round_trip,
-                    "generative": s.generative,
-                    "interchange": s.interchange,
-                    "editions": s.capabilities.editions,
-                }
-                for s in specs
-            ]
-        )
+        emit_json(specs)
         return
     yes = {True: "yes", False: "-"}
     rows = [
         (
-            s.name,
-            " ".join(s.extensions),
-            yes[s.editable],
-            yes[s.round_trip],
-            yes[s.generative],
-            "in-file" if s.interchange else "one-per-file",
-            s.title,
+            s["name"],
+            " ".join(s["extensions"]),
+            yes[s["editable"]],
+            yes[s["round_trip"]],
+            yes[s["generative"]],
+            s["editions"],
+            s["title"],
         )
         for s in specs
     ]

@@ -24,7 +24,9 @@ STORE_NAME = "project.db"
 class Workspace:
     """The working folder and, when one governs it, the project and its store."""
 
-    def __init__(self, root: Path, project: Project | None, *, source_language: str | None = None) -> None:
+    def __init__(
+        self, root: Path, project: Project | None, *, source_language: str | None = None
+    ) -> None:
         self.root = root
         self.project = project
         self._source_language = source_language
@@ -69,13 +71,18 @@ class Workspace:
         return ChangeService(
             self.home(),
             commit_check=self.commit_check(),
-            assets=StoreAssets(store, self.project.recipe_path) if store is not None and self.project else None,
+            assets=StoreAssets(store, self.project.recipe_path)
+            if store is not None and self.project
+            else None,
             recorder=StoreRecorder(store) if store is not None else None,
         )
 
 
 def open_workspace(
-    *, project: str | None = None, cwd: Path | None = None, environ: Mapping[str, str] | None = None,
+    *,
+    project: str | None = None,
+    cwd: Path | None = None,
+    environ: Mapping[str, str] | None = None,
     source_language: str | None = None,
 ) -> Workspace:
     """Find the project that governs ``cwd`` (``-p``, KAPI_NO_PROJECT, KAPI_PROJECT, walk up)."""

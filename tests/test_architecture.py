@@ -1,0 +1,92 @@
+"""The dependency rules of ARCHITECTURE.md, checked on the source: who may import whom."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = {
+    "core": ROOT / "packages/kapi-core/src/kapi/core",
+    "formats": ROOT / "packages/kapi-formats/src/kapi/formats",
+    "host": ROOT / "packages/kapi-cli/src/kapi/host",
+    "cli": ROOT / "packages/kapi-cli/src/kapi/cli",
+    "mcp": ROOT / "packages/kapi-mcp/src/kapi/mcp",
+    "skill": ROOT / "packages/kapi-skill/src/kapi/skill",
+}
+ALLOWED = {
+    "core": set(),
+    "formats": {"core"},
+    "host": {"core", "formats", "skill"},
+    "cli": {"core", "host", "skill"},
+    "mcp": {"core", "host"},
+    "skill": set(),
+}
+THIRD_PARTY_IN_CORE = {"attrs", "cattrs"}
+
+
+def imports_of(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+    return names
+
+
+@pytest.mark.parametrize("package", sorted(PACKAGES))
+def test_packages_import_only_what_the_architecture_allows(package):
+    violations = []
+    for path in PACKAGES[package].rglob("*.py"):
+        for name in imports_of(path):
+            parts = name.split(".")
+            if parts[0] != "kapi" or len(parts) < 2:
+                continue
+            other = parts[1]
+            if other != package and other not in ALLOWED[package]:
+                violations.append(f"{path.relative_to(ROOT)} imports {name}")
+    assert not violations, "\n".join(violations)
+
+
+def test_core_imports_only_attrs_cattrs_and_the_standard_library():
+    stdlib = set(sys.stdlib_module_names)
+    violations = []
+    for path in PACKAGES["core"].rglob("*.py"):
+        for name in imports_of(path):
+            top = name.split(".")[0]
+            if top in stdlib or top in THIRD_PARTY_IN_CORE or top == "kapi":
+                continue
+            violations.append(f"{path.relative_to(ROOT)} imports {name}")
+    assert not violations, "\n".join(violations)
+
+
+def test_namespace_package_has_no_init():
+    for dist in (ROOT / "packages").iterdir():
+        assert not (dist / "src" / "kapi" / "__init__.py").exists(), dist
+
+
+def test_importing_formats_loads_no_parser_library():
+    code = (
+        "import sys, kapi.formats.registry as r, kapi.formats.home;"
+        "r.all_formats(); r.detect('a.docx'); r.detect('a.xml', b'<resources>');"
+        "heavy = [m for m in ('lxml', 'openpyxl', 'docx', 'translate', 'ruamel', 'markdown_it') if m in sys.modules];"
+        "print(','.join(heavy))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == ""
+
+
+def test_kapi_help_does_not_import_the_change_service_or_formats():
+    code = (
+        "import sys; from click.testing import CliRunner; from kapi.cli.main import cli;"
+        "CliRunner().invoke(cli, ['--help']);"
+        "print(','.join(m for m in ('kapi.core.change.service', 'kapi.formats.registry', 'cattrs') if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == ""
