@@ -38,14 +38,44 @@ class KapiGroup(click.Group):
 
 @click.group(cls=KapiGroup, context_settings=CONTEXT)
 @click.version_option(package_name="kapi-cli", prog_name="kapi")
-def cli() -> None:
+@click.option(
+    "-p",
+    "--project",
+    metavar="PATH",
+    help="The project: its kapi.yaml, its folder, or any path inside it (default: found upward).",
+)
+@click.pass_context
+def cli(ctx: click.Context, project: str | None) -> None:
     """kapi: read, change and check content in any format, safely.
 
     \b
     Work:    inspect FILE…   apply SET    stats FILE…
+    Project: init
     Formats: formats
     Exit codes: 0 ok, 1 error, 2 usage or invalid input, 3 refused or gate failed, 5 unreachable.
     """
+    ctx.obj = {"project": project}
+
+
+def _workspace(source_lang: str | None = None):  # type: ignore[no-untyped-def]
+    """The workspace of this invocation (the project -p names or discovery finds)."""
+    from kapi.host.workspace import open_workspace
+
+    ctx = click.get_current_context()
+    project = (ctx.find_root().obj or {}).get("project")
+    try:
+        return open_workspace(
+            project=project, source_language=_locale(source_lang) if source_lang else None
+        )
+    except HostError as err:
+        fail(err)
+
+
+def _project_inputs(files: tuple[str, ...], workspace) -> list[str]:  # type: ignore[no-untyped-def]
+    """Files named, else the project's declared content, else stdin."""
+    if not files and workspace.project is not None:
+        return [str(workspace.project.root / p) for p in workspace.project.source_files()]
+    return _inputs(files)
 
 
 def _inputs(files: tuple[str, ...]) -> list[str]:
@@ -71,9 +101,8 @@ def _locale(value: str) -> str:
 
 source_lang_option = click.option(
     "--source-lang",
-    default="en",
-    show_default=True,
-    help="Language of the files' own edition when the file does not say.",
+    default=None,
+    help="Language of the files' own edition when the file does not say (default: the project's, else en).",
 )
 format_option = click.option(
     "--format", "format_name", help="Read as this format (see `kapi formats`); needed for stdin."
@@ -94,9 +123,14 @@ def inspect(files: tuple[str, ...], jsonl: bool, source_lang: str, format_name: 
     from kapi.core.change.wire import encode_read_page
     from kapi.host.documents import inspect_files
 
+    workspace = _workspace(source_lang)
     try:
         records, failures = inspect_files(
-            _inputs(files), locale=_locale(source_lang), format_name=format_name
+            _project_inputs(files, workspace),
+            locale=workspace.source_language,
+            format_name=format_name,
+            own_edition=workspace.project is not None,
+            home=workspace.home(),
         )
     except HostError as err:
         fail(err)
@@ -184,7 +218,7 @@ def apply(
     except HostError as err:
         fail(err, as_json=as_json)
     outcome = apply_change_set(
-        data, actor=actor, locale=_locale(source_lang), dry_run=dry_run, gate=gate
+        data, actor=actor, workspace=_workspace(source_lang), dry_run=dry_run, gate=gate
     )
     for notice in outcome.notices:
         warn(f"note: {notice}")
@@ -258,9 +292,13 @@ def stats(files: tuple[str, ...], as_json: bool, source_lang: str, format_name: 
     """Count blocks, words and characters of translatable content in FILES."""
     from kapi.host.documents import stats as count
 
+    workspace = _workspace(source_lang)
     try:
         counts, failures = count(
-            _inputs(files), locale=_locale(source_lang), format_name=format_name
+            _project_inputs(files, workspace),
+            locale=workspace.source_language,
+            format_name=format_name,
+            home=workspace.home(),
         )
     except HostError as err:
         fail(err, as_json=as_json)
@@ -278,6 +316,49 @@ def stats(files: tuple[str, ...], as_json: bool, source_lang: str, format_name: 
         warn(f"Error: {failure.message}")
     if failures:
         sys.exit(EXIT_USAGE)
+
+
+@cli.command()
+@click.option(
+    "--source-lang", default="en", show_default=True, help="The language content is written in."
+)
+@click.option("--force", is_flag=True, help="Replace an existing kapi.yaml.")
+@click.option("--json", "as_json", is_flag=True, help="Print what was written as JSON.")
+@click.argument("folder", required=False, default=".")
+def init(source_lang: str, force: bool, as_json: bool, folder: str) -> None:
+    """Create kapi.yaml for FOLDER from the catalogues and documents found in it.
+
+    Catalogues named by language (locales/en.json beside locales/fr.json) become a
+    collection with a target template; Markdown and HTML become a docs collection.
+    Also writes .kapi/.gitignore, so the local store stays out of version control.
+    """
+    from pathlib import Path
+
+    from kapi.host.init import plan_init, write_init
+
+    try:
+        plan = plan_init(Path(folder).resolve(), source_language=_locale(source_lang))
+        written = write_init(plan, force=force)
+    except HostError as err:
+        fail(err, as_json=as_json)
+    if as_json:
+        emit_json(
+            {
+                "recipe": str(written[0]),
+                "id": plan.project_id,
+                "source_language": plan.source_language,
+                "target_languages": list(plan.target_languages),
+                "collections": [
+                    {"name": c.name, "path": c.path, "target": c.target, "files": c.files}
+                    for c in plan.collections
+                ],
+            }
+        )
+        return
+    click.echo(plan.recipe_text(), nl=False)
+    warn(f"wrote {written[0]} and {written[1]}")
+    if not plan.collections:
+        warn("no catalogues or documents found; add collections to kapi.yaml")
 
 
 def main() -> None:

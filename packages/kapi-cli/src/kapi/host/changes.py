@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from attrs import evolve, frozen
 
@@ -11,6 +10,9 @@ from kapi.core.change.errors import ChangeError
 from kapi.core.change.ops import ChangeSet, Op
 from kapi.core.change.result import Result, SetStatus
 from kapi.host.actor import ResolvedActor
+
+if TYPE_CHECKING:
+    from kapi.host.workspace import Workspace
 
 __all__ = ["ApplyOutcome", "apply_change_set", "decode_input", "error_result"]
 
@@ -45,14 +47,12 @@ def apply_change_set(
     data: bytes | str,
     *,
     actor: ResolvedActor,
-    root: Path | None = None,
-    locale: str = "en",
+    workspace: Workspace | None = None,
     dry_run: bool = False,
     gate: str | None = None,
 ) -> ApplyOutcome:
-    """Decode and apply (or preview) a change set against files below ``root``."""
-    from kapi.core.change.service import ChangeService
-    from kapi.formats.home import FileHome
+    """Decode and apply (or preview) a change set in a workspace (a project, or a plain folder)."""
+    from kapi.host.workspace import open_workspace
 
     try:
         change_set = decode_input(data)
@@ -73,8 +73,8 @@ def apply_change_set(
         notices.append(
             f"origin is kept only for tools; this edit is recorded as the {actor.actor.kind}'s own"
         )
-    home = FileHome(root or Path.cwd(), locale=locale)
-    result = ChangeService(home).apply(change_set, actor.actor)
+    workspace = workspace or open_workspace()
+    result = workspace.change_service(actor.actor).apply(change_set, actor.actor)
     return ApplyOutcome(result=result, change_set=change_set, notices=tuple(notices))
 
 

@@ -11,11 +11,11 @@ from typing import Any
 from attrs import frozen
 
 from kapi.core.change.ports import Staged, digest
-from kapi.formats.home import FileHome
 from kapi.core.change.read import BlockRead
 from kapi.core.change.reading import ReadRequest, read_block
 from kapi.core.format import FormatError
 from kapi.core.model import Document, plain_text
+from kapi.formats.home import FileHome
 
 __all__ = ["FileFailure", "InspectedFile", "inspect_files", "read_inputs", "stats"]
 

@@ -22,7 +22,8 @@ from kapi.core.change.ops import ChangeSet, Decide, Memory, Recipe, Term
 from kapi.core.change.ports import Actor
 from kapi.core.change.result import Result
 from kapi.core.edition import EditionKey, EditionKeyError
-from kapi.core.governance.terms import Concept, Term as StoreTerm, concept_id_for
+from kapi.core.governance.terms import Concept, concept_id_for
+from kapi.core.governance.terms import Term as StoreTerm
 from kapi.host.errors import EXIT_ERROR, HostError
 
 __all__ = ["AGENT_SESSION_RETENTION", "MIGRATIONS", "ProjectStore", "now"]

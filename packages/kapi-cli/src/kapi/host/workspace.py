@@ -6,6 +6,7 @@ for what it needs. Nothing else constructs adapters.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 from functools import cached_property
 from pathlib import Path
@@ -59,15 +60,14 @@ class Workspace:
             return None
         from kapi.host.governance import ProjectCommitCheck
 
-        return ProjectCommitCheck(self)
+        check: CommitCheck = ProjectCommitCheck(self)
+        return check
 
     def change_service(self, actor: Actor) -> ChangeService:
         store = self.store
         if store is not None and actor.kind == "agent" and actor.session:
-            try:
+            with contextlib.suppress(Exception):  # presence is best effort, never blocking
                 store.touch_session(actor.session, actor.name)
-            except Exception:  # presence is best effort and never blocks a change
-                pass
         return ChangeService(
             self.home(),
             commit_check=self.commit_check(),
