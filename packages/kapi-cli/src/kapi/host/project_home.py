@@ -128,7 +128,10 @@ def _join(document: Document, translation: Document, language: str) -> Document:
 
 
 def _own_only(document: Document) -> Document:
-    return document
+    """The document as its own file holds it: translations live in their own files."""
+    return document.with_blocks(
+        tuple(evolve(b, targets={}) if b.targets else b for b in document.blocks)
+    )
 
 
 def _editions(document: Document, language: str) -> dict[str, Edition | None]:

@@ -1,0 +1,1376 @@
+"""JSON catalogues (flat, nested, i18next, ICU) and Flutter ARB, read and written by splicing.
+
+A small scanner records where every token sits (stdlib ``json`` has no
+positions); every string value becomes a block and the writer re-renders only
+the values whose runs changed, escaped the way the file escapes, so an
+untouched catalogue comes back byte for byte. Blocks may also be added or
+removed (``insert_block`` / ``delete_block``): the writer adds or drops the
+member and its comma in the file's own indentation and separator style.
+
+Names. A block's ``name`` is its key path. In a *flat* file (no object below
+the root) it is the key as written (``"home.title"``); in a nested file the
+keys are joined with ``.`` and a key's own ``\\``, ``.`` and ``[`` are escaped
+with a backslash (``errors.field\\.required``). Array items add ``[index]``
+(``countries.US[0]``). The block ``id`` is the name (``#2``, ``#3`` appended
+when two values share one); a root that is a single string is ``$``.
+
+Values. Numbers, booleans and null are not content: they stay in the
+skeleton. Whether values are ICU MessageFormat is decided per file: in an ARB
+file, or one where any value holds an ICU plural/select (``{n, plural, ...}``),
+every value is read as ICU (:mod:`kapi.formats.icu`: ``''`` is an apostrophe,
+``'{x}'`` literal text); elsewhere, and for a value that does not parse as
+ICU, a value is plain text where ``{{x}}`` and ``$t(key)`` (i18next) and
+``{name}`` are placeholder codes. An edit that would flip the file between the
+two (the first plural added, the last removed) is written only if every other
+value still reads the same.
+i18next v4 plural siblings (``key_one``, ``key_other``, … with ``key_other``
+present and no ``key`` beside them) fold into one block named ``key`` whose
+source is one Plural (pivot ``count``); editing a form rewrites just that
+sibling, adding or removing a form adds or removes the sibling.
+
+ARB. ``@@locale`` gives the document's locale (a ``.json`` file with
+``@@locale`` at its root is read the same way); ``@key`` metadata are not
+blocks and are kept verbatim, ``@key.description`` becomes the block's
+``properties["note"]``; deleting a block deletes its ``@key`` too.
+
+Duplicate keys. As ``JSON.parse`` does, the last member with a key wins: it is
+the block; the earlier ones are shadowed, kept verbatim and not exposed.
+
+Writing. Escapes follow the file: non-ASCII written as ``\\u00e9`` when the
+file escapes non-ASCII and has no raw non-ASCII in its strings (hex case
+kept), else raw UTF-8; ``<``, ``>``, ``&`` as ``\\u003c`` when the file does
+so; ``/`` as ``\\/`` when the value did (for a new value: when the file does);
+``"``, ``\\``, control characters and lone surrogates always. A new value must
+read back as the runs it was written from, or the writer refuses
+(``WriteRefused``, capability ``escape``: plain values have no way to write a
+literal ``{name}``). A new block (no span in the skeleton) is inserted after the
+block named by ``properties["insert_after"]`` (or before
+``properties["insert_before"]``) when that block sits in the same object, else
+at the end of the object its name points into; missing parent objects are
+created. A document with no skeleton is written from scratch as a flat file.
+
+Limits (``Limits``): ``max_bytes`` of input, ``max_depth`` nesting of
+arrays/objects and ``max_entries`` members plus array items, each refused with
+``budget_exceeded``; malformed JSON (trailing commas, comments, bad escapes,
+unterminated strings, invalid UTF-8) is ``invalid`` with line and column.
+A UTF-8 (or UTF-16) BOM and CRLF newlines are kept.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from bisect import bisect_left
+from collections.abc import Callable, Mapping
+from typing import TypeAlias
+
+from attrs import frozen
+
+from kapi.core.edition import EditionKeyError, canonical_locale
+from kapi.core.format import DEFAULT_LIMITS, FormatError, Limits, WriteRefused
+from kapi.core.model import Block, Document, PcClose, PcOpen, Ph, Plural, Runs, Select, Text
+from kapi.formats import icu
+from kapi.formats.skeleton import Span, TextSkeleton, decode_text, line_column
+
+__all__ = ["ArbFormat", "JsonFormat", "JsonSkeleton"]
+
+# --- the scanner -------------------------------------------------------------------------
+
+
+class JsonString:
+    """A string token: ``start`` at the opening quote, ``end`` past the closing one."""
+
+    __slots__ = ("end", "start", "value")
+
+    def __init__(self, start: int, end: int, value: str) -> None:
+        self.start = start
+        self.end = end
+        self.value = value
+
+
+class JsonScalar:
+    """A number, ``true``, ``false`` or ``null``."""
+
+    __slots__ = ("end", "start")
+
+    def __init__(self, start: int, end: int) -> None:
+        self.start = start
+        self.end = end
+
+
+class JsonMember:
+    """``"key": value`` inside an object."""
+
+    __slots__ = ("key", "value")
+
+    def __init__(self, key: JsonString, value: JsonNode) -> None:
+        self.key = key
+        self.value = value
+
+    @property
+    def start(self) -> int:
+        return self.key.start
+
+    @property
+    def end(self) -> int:
+        return self.value.end
+
+
+class JsonArray:
+    """``[...]``; ``end`` is past the closing bracket."""
+
+    __slots__ = ("end", "items", "start")
+
+    def __init__(self, start: int) -> None:
+        self.start = start
+        self.end = start
+        self.items: list[JsonNode] = []
+
+
+class JsonObject:
+    """``{...}``; ``end`` is past the closing brace."""
+
+    __slots__ = ("end", "members", "start")
+
+    def __init__(self, start: int) -> None:
+        self.start = start
+        self.end = start
+        self.members: list[JsonMember] = []
+
+
+JsonNode: TypeAlias = JsonString | JsonScalar | JsonArray | JsonObject
+JsonContainer: TypeAlias = JsonArray | JsonObject
+Item: TypeAlias = JsonNode | JsonMember
+
+
+def _entries(container: JsonContainer) -> list[Item]:
+    if isinstance(container, JsonObject):
+        return list(container.members)
+    return list(container.items)
+
+
+# Possessive quantifiers: a string that never closes must fail in linear time.
+_STRING = re.compile(r'"(?:[^"\\\x00-\x1f]++|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*+"')
+_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
+_WHITESPACE = re.compile(r"[ \t\n\r]*")
+_ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|.)")
+
+
+class _Stats:
+    """How the file's strings are escaped, for writing new text the same way."""
+
+    def __init__(self) -> None:
+        self.raw_non_ascii = False
+        self.escaped_non_ascii = 0
+        self.upper_hex = 0
+        self.lower_hex = 0
+        self.escaped_html = 0
+        self.raw_html = False
+        self.escaped_slash = 0
+        self.raw_slash = False
+
+    def observe(self, raw: str) -> None:
+        if not raw.isascii():
+            self.raw_non_ascii = True
+        if "<" in raw or ">" in raw or "&" in raw:
+            self.raw_html = True
+        if "\\" not in raw:
+            if "/" in raw:
+                self.raw_slash = True
+            return
+        slashes = 0
+        for match in _ESCAPE.finditer(raw):
+            escape = match.group(1)
+            if escape == "/":
+                slashes += 1
+            elif escape[0] == "u":
+                code = int(escape[1:], 16)
+                if code >= 0x80:
+                    self.escaped_non_ascii += 1
+                elif code in (0x3C, 0x3E, 0x26):
+                    self.escaped_html += 1
+                digits = escape[1:]
+                if any(c in "ABCDEF" for c in digits):
+                    self.upper_hex += 1
+                elif any(c in "abcdef" for c in digits):
+                    self.lower_hex += 1
+        self.escaped_slash += slashes
+        if raw.count("/") > slashes:
+            self.raw_slash = True
+
+
+class _Scanner:
+    def __init__(self, text: str, path: str, limits: Limits) -> None:
+        self.text = text
+        self.path = path
+        self.limits = limits
+        self.pos = 0
+        self.entries = 0
+        self.stats = _Stats()
+
+    def fail(self, message: str, at: int | None = None, code: str = "invalid") -> FormatError:
+        index = self.pos if at is None else at
+        line, column = line_column(self.text, index)
+        return FormatError(
+            message, path=self.path, line=line, column=column, offset=index, code=code
+        )
+
+    def skip(self) -> None:
+        match = _WHITESPACE.match(self.text, self.pos)
+        assert match is not None
+        self.pos = match.end()
+
+    def document(self) -> JsonNode:
+        self.skip()
+        if self.pos >= len(self.text):
+            raise self.fail("the file holds no JSON value")
+        value = self.value(1)
+        self.skip()
+        if self.pos < len(self.text):
+            raise self.fail(f"unexpected {self.text[self.pos]!r} after the JSON value")
+        return value
+
+    def count(self) -> None:
+        self.entries += 1
+        if self.entries > self.limits.max_entries:
+            raise self.fail(f"more than {self.limits.max_entries} entries", code="budget_exceeded")
+
+    def value(self, depth: int) -> JsonNode:
+        char = self.text[self.pos] if self.pos < len(self.text) else ""
+        if char == '"':
+            return self.string()
+        if char == "{":
+            return self.object(depth)
+        if char == "[":
+            return self.array(depth)
+        start = self.pos
+        for literal in ("true", "false", "null"):
+            if self.text.startswith(literal, start):
+                self.pos += len(literal)
+                return JsonScalar(start, self.pos)
+        number = _NUMBER.match(self.text, start)
+        if number is not None:
+            self.pos = number.end()
+            return JsonScalar(start, self.pos)
+        if not char:
+            raise self.fail("the file ends where a value should be")
+        raise self.fail(f"unexpected {char!r} where a value should be")
+
+    def enter(self, depth: int) -> None:
+        if depth > self.limits.max_depth:
+            raise self.fail(
+                f"objects and arrays nest deeper than {self.limits.max_depth}",
+                code="budget_exceeded",
+            )
+
+    def object(self, depth: int) -> JsonObject:
+        self.enter(depth)
+        node = JsonObject(self.pos)
+        self.pos += 1
+        self.skip()
+        if self.peek() == "}":
+            self.pos += 1
+            node.end = self.pos
+            return node
+        while True:
+            if self.peek() != '"':
+                if self.peek() == "}" and node.members:
+                    raise self.fail("trailing comma before '}'")
+                raise self.expected("a member name in double quotes")
+            key = self.string()
+            self.skip()
+            if self.peek() != ":":
+                raise self.expected("':' after the member name")
+            self.pos += 1
+            self.skip()
+            self.count()
+            node.members.append(JsonMember(key, self.value(depth + 1)))
+            self.skip()
+            char = self.peek()
+            if char == ",":
+                self.pos += 1
+                self.skip()
+                continue
+            if char == "}":
+                self.pos += 1
+                node.end = self.pos
+                return node
+            raise self.expected("',' or '}'")
+
+    def array(self, depth: int) -> JsonArray:
+        self.enter(depth)
+        node = JsonArray(self.pos)
+        self.pos += 1
+        self.skip()
+        if self.peek() == "]":
+            self.pos += 1
+            node.end = self.pos
+            return node
+        while True:
+            if self.peek() == "]" and node.items:
+                raise self.fail("trailing comma before ']'")
+            self.count()
+            node.items.append(self.value(depth + 1))
+            self.skip()
+            char = self.peek()
+            if char == ",":
+                self.pos += 1
+                self.skip()
+                continue
+            if char == "]":
+                self.pos += 1
+                node.end = self.pos
+                return node
+            raise self.expected("',' or ']'")
+
+    def peek(self) -> str:
+        return self.text[self.pos] if self.pos < len(self.text) else ""
+
+    def expected(self, what: str) -> FormatError:
+        char = self.peek()
+        found = repr(char) if char else "the end of the file"
+        return self.fail(f"expected {what}, found {found}")
+
+    def string(self) -> JsonString:
+        start = self.pos
+        match = _STRING.match(self.text, start)
+        if match is None:
+            raise self.string_error(start)
+        self.pos = match.end()
+        raw = self.text[start + 1 : self.pos - 1]
+        self.stats.observe(raw)
+        if "\\" in raw:
+            value = json.loads(match.group())
+        else:
+            value = raw
+        return JsonString(start, self.pos, value)
+
+    def string_error(self, start: int) -> FormatError:
+        text = self.text
+        index = start + 1
+        while index < len(text):
+            char = text[index]
+            if char == '"':
+                break
+            if char == "\\":
+                escape = text[index + 1 : index + 2]
+                if escape == "u":
+                    if not re.fullmatch(r"[0-9a-fA-F]{4}", text[index + 2 : index + 6]):
+                        return self.fail("\\u must be followed by four hex digits", index)
+                    index += 6
+                    continue
+                if escape not in ('"', "\\", "/", "b", "f", "n", "r", "t"):
+                    return self.fail(f"invalid escape \\{escape} in a string", index)
+                index += 2
+                continue
+            if ord(char) < 0x20:
+                return self.fail(f"control character U+{ord(char):04X} in a string", index)
+            index += 1
+        return self.fail("unterminated string", start)
+
+
+# --- escaping ----------------------------------------------------------------------------
+
+
+@frozen
+class EscapeStyle:
+    """How the file writes characters inside strings."""
+
+    ascii: bool = False
+    upper_hex: bool = False
+    html: bool = False
+    slash: bool = False
+
+
+_SHORT_ESCAPES = {
+    '"': '\\"',
+    "\\": "\\\\",
+    "/": "\\/",
+    "\n": "\\n",
+    "\r": "\\r",
+    "\t": "\\t",
+    "\b": "\\b",
+    "\f": "\\f",
+}
+
+
+def _escape_pattern(style: EscapeStyle, slash: bool) -> re.Pattern[str]:
+    parts = ['"\\\\\\x00-\\x1f\\ud800-\\udfff']
+    if slash:
+        parts.append("/")
+    if style.html:
+        parts.append("<>&")
+    if style.ascii:
+        parts.append("\\x80-\\U0010ffff")
+    return re.compile("[" + "".join(parts) + "]")
+
+
+def escape_json(text: str, style: EscapeStyle, slash: bool) -> str:
+    """``text`` as the inside of a JSON string literal in the file's style."""
+    pattern = _escape_pattern(style, slash)
+    hex_format = "\\u{:04X}" if style.upper_hex else "\\u{:04x}"
+
+    def replace(match: re.Match[str]) -> str:
+        char = match.group()
+        short = _SHORT_ESCAPES.get(char)
+        if short is not None:
+            return short
+        code = ord(char)
+        if code > 0xFFFF:
+            code -= 0x10000
+            return hex_format.format(0xD800 + (code >> 10)) + hex_format.format(
+                0xDC00 + (code & 0x3FF)
+            )
+        return hex_format.format(code)
+
+    return pattern.sub(replace, text)
+
+
+# --- names -------------------------------------------------------------------------------
+
+Segment: TypeAlias = str | int
+
+
+def _escape_key(key: str) -> str:
+    return key.replace("\\", "\\\\").replace(".", "\\.").replace("[", "\\[")
+
+
+def _join(path: tuple[Segment, ...], flat: bool) -> str:
+    out: list[str] = []
+    for segment in path:
+        if isinstance(segment, int):
+            out.append(f"[{segment}]")
+        elif flat:
+            out.append(segment)
+        else:
+            if out:
+                out.append(".")
+            out.append(_escape_key(segment))
+    return "".join(out)
+
+
+_INDEX_TAIL = re.compile(r"((?:\[[0-9]+\])+)$")
+_INDEX = re.compile(r"\[([0-9]+)\]")
+
+
+def _split(name: str, flat: bool) -> tuple[Segment, ...]:
+    """The key path a name stands for (the inverse of :func:`_join`)."""
+    if flat:
+        tail = _INDEX_TAIL.search(name)
+        if tail is None or tail.start() == 0:
+            return (name,)
+        indexes = [int(i) for i in re.findall(r"\[([0-9]+)\]", tail.group())]
+        return (name[: tail.start()], *indexes)
+    segments: list[Segment] = []
+    current: list[str] = []
+    open_key = True  # a key segment starts here (after the start or a dot), maybe empty
+    index = 0
+    while index < len(name):
+        char = name[index]
+        if char == "\\" and index + 1 < len(name):
+            current.append(name[index + 1])
+            index += 2
+            continue
+        if char == ".":
+            if current or open_key:
+                segments.append("".join(current))
+            current, open_key = [], True
+            index += 1
+            continue
+        bracket = _INDEX.match(name, index) if char == "[" else None
+        if bracket is not None:
+            if current or (open_key and index > 0):
+                segments.append("".join(current))
+            segments.append(int(bracket.group(1)))
+            current, open_key = [], False
+            index = bracket.end()
+            continue
+        current.append(char)
+        index += 1
+    if current or open_key:
+        segments.append("".join(current))
+    return tuple(segments)
+
+
+# --- the skeleton ------------------------------------------------------------------------
+
+
+@frozen(eq=False)
+class _Value:
+    """One JSON string a block was read from, and the runs read there."""
+
+    block_id: str
+    node: JsonString
+    runs: Runs
+    form: str = ""  # the i18next plural form this sibling holds
+    layouts: tuple[icu.StructureLayout, ...] = ()
+
+
+@frozen(eq=False)
+class _Place:
+    """An item (member or array element) that belongs to a block."""
+
+    container: JsonContainer
+    index: int
+
+
+@frozen(eq=False)
+class JsonSkeleton:
+    """What the JSON writer needs: the text, the tree, and where each block's values are."""
+
+    source: TextSkeleton
+    root: JsonNode
+    values: tuple[_Value, ...]
+    places: Mapping[str, tuple[_Place, ...]]
+    names: Mapping[str, str]
+    folded: frozenset[str]
+    style: EscapeStyle
+    flat: bool
+    arb: bool
+    icu: bool
+    pretty: bool
+    indent_unit: str
+    key_separator: str
+    newline: str
+
+
+# --- reading -----------------------------------------------------------------------------
+
+_PLURAL_KEY = re.compile(r"^(.+)_(zero|one|two|few|many|other)$")
+_CLDR_ORDER = ("zero", "one", "two", "few", "many", "other")
+
+
+def _own_locale(*candidates: str) -> str:
+    for candidate in candidates:
+        if not candidate:
+            continue
+        try:
+            return canonical_locale(candidate)
+        except EditionKeyError:
+            continue
+    return "en"
+
+
+def _parse_value(text: str, icu_file: bool) -> tuple[Runs, tuple[icu.StructureLayout, ...]]:
+    """A value's runs: ICU when the file is ICU and the value parses, else plain placeholders."""
+    if icu_file:
+        try:
+            message = icu.parse(text)
+        except icu.IcuSyntaxError:
+            pass
+        else:
+            return message.runs, message.layouts
+    return icu.parse_placeholders(text), ()
+
+
+def _structured(runs: Runs) -> bool:
+    return any(isinstance(run, Plural | Select) for run in runs)
+
+
+def _branches(run: object) -> list[Runs]:
+    if isinstance(run, Plural):
+        return list(run.forms.values())
+    if isinstance(run, Select):
+        return list(run.cases.values())
+    return []
+
+
+def _is_icu_file(root: JsonNode, arb: bool) -> bool:
+    """ARB, or any string value holding an ICU plural/select that parses."""
+    if arb:
+        return True
+    stack: list[JsonNode] = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, JsonObject):
+            stack.extend(member.value for member in node.members)
+        elif isinstance(node, JsonArray):
+            stack.extend(node.items)
+        elif isinstance(node, JsonString) and icu.has_complex_argument(node.value):
+            try:
+                if _structured(icu.parse(node.value).runs):
+                    return True
+            except icu.IcuSyntaxError:
+                continue
+    return False
+
+
+def _has_object(node: JsonNode) -> bool:
+    if isinstance(node, JsonObject):
+        return True
+    if isinstance(node, JsonArray):
+        return any(_has_object(item) for item in node.items)
+    return False
+
+
+class _Reader:
+    """Walks the tree into blocks, values and the places a block occupies."""
+
+    def __init__(self, root: JsonNode, arb: bool, locale: str) -> None:
+        self.root = root
+        self.arb = arb
+        self.icu = _is_icu_file(root, arb)
+        self.locale = locale
+        self.flat = isinstance(root, JsonObject) and not any(
+            _has_object(m.value) for m in root.members if not (arb and m.key.value.startswith("@"))
+        )
+        self.blocks: list[Block] = []
+        self.values: list[_Value] = []
+        self.places: dict[str, list[_Place]] = {}
+        self.names: dict[str, str] = {}
+        self.folded: set[str] = set()
+        self.notes: dict[str, str] = {}
+        self.meta: dict[str, int] = {}
+        self.seen: set[str] = set()
+
+    def read(self) -> None:
+        root = self.root
+        if isinstance(root, JsonObject) and self.arb:
+            for index, member in enumerate(root.members):
+                key = member.key.value
+                if key.startswith("@") and not key.startswith("@@"):
+                    self.meta[key[1:]] = index
+                    note = _description(member.value)
+                    if note is not None:
+                        self.notes[key[1:]] = note
+        self.walk(root, ())
+
+    def new_id(self, name: str) -> str:
+        base = name or "$"
+        candidate = base
+        counter = 1
+        while candidate in self.seen:
+            counter += 1
+            candidate = f"{base}#{counter}"
+        self.seen.add(candidate)
+        return candidate
+
+    def walk(self, node: JsonNode, path: tuple[Segment, ...]) -> None:
+        if isinstance(node, JsonString):
+            self.string(node, path, None)
+        elif isinstance(node, JsonArray):
+            for index, item in enumerate(node.items):
+                if isinstance(item, JsonString):
+                    self.string(item, (*path, index), _Place(node, index))
+                else:
+                    self.walk(item, (*path, index))
+        elif isinstance(node, JsonObject):
+            self.object(node, path)
+
+    def object(self, node: JsonObject, path: tuple[Segment, ...]) -> None:
+        members = node.members
+        last = {member.key.value: index for index, member in enumerate(members)}
+        groups: dict[str, dict[str, int]] = {}
+        if not self.arb:
+            for key, index in last.items():
+                match = _PLURAL_KEY.match(key)
+                if match is not None and isinstance(members[index].value, JsonString):
+                    groups.setdefault(match.group(1), {})[match.group(2)] = index
+        folded = {
+            base: forms for base, forms in groups.items() if "other" in forms and base not in last
+        }
+        owner = {index: base for base, forms in folded.items() for index in forms.values()}
+        emitted: set[str] = set()
+        for index, member in enumerate(members):
+            key = member.key.value
+            if last[key] != index:
+                continue  # shadowed by a later member with the same key
+            if self.arb and not path and key.startswith("@"):
+                continue
+            base = owner.get(index)
+            if base is not None:
+                if base not in emitted:
+                    emitted.add(base)
+                    self.plural(node, (*path, base), folded[base])
+                continue
+            if isinstance(member.value, JsonString):
+                self.string(member.value, (*path, key), _Place(node, index))
+            else:
+                self.walk(member.value, (*path, key))
+
+    def place_list(self, block_id: str, path: tuple[Segment, ...]) -> list[_Place]:
+        places = self.places.setdefault(block_id, [])
+        if self.arb and len(path) == 1 and isinstance(self.root, JsonObject):
+            meta = self.meta.get(str(path[0]))
+            if meta is not None:
+                places.append(_Place(self.root, meta))
+        return places
+
+    def properties(self, path: tuple[Segment, ...]) -> dict[str, str]:
+        if self.arb and len(path) == 1:
+            note = self.notes.get(str(path[0]))
+            if note is not None:
+                return {"note": note}
+        return {}
+
+    def string(self, node: JsonString, path: tuple[Segment, ...], place: _Place | None) -> None:
+        name = _join(path, self.flat)
+        block_id = self.new_id(name)
+        runs, layouts = _parse_value(node.value, self.icu)
+        self.values.append(_Value(block_id, node, runs, "", layouts))
+        places = self.place_list(block_id, path)
+        if place is not None:
+            places.insert(0, place)
+        self.names[block_id] = name
+        self.blocks.append(
+            Block(
+                id=block_id,
+                source=runs,
+                name=name,
+                locale=self.locale,
+                properties=self.properties(path),
+            )
+        )
+
+    def plural(self, node: JsonObject, path: tuple[Segment, ...], forms: dict[str, int]) -> None:
+        name = _join(path, self.flat)
+        block_id = self.new_id(name)
+        branches: dict[str, Runs] = {}
+        places = self.places.setdefault(block_id, [])
+        for form in sorted(forms, key=_CLDR_ORDER.index):
+            index = forms[form]
+            value = node.members[index].value
+            assert isinstance(value, JsonString)
+            runs, layouts = _parse_value(value.value, self.icu)
+            branches[form] = runs
+            self.values.append(_Value(block_id, value, runs, form, layouts))
+            places.append(_Place(node, index))
+        self.names[block_id] = name
+        self.folded.add(block_id)
+        self.blocks.append(
+            Block(
+                id=block_id,
+                source=(Plural(pivot="count", forms=branches),),
+                name=name,
+                locale=self.locale,
+            )
+        )
+
+
+def _description(node: JsonNode) -> str | None:
+    if isinstance(node, JsonObject):
+        for member in reversed(node.members):
+            if member.key.value == "description" and isinstance(member.value, JsonString):
+                return member.value.value
+    return None
+
+
+def _line_indent(text: str, index: int) -> str:
+    start = text.rfind("\n", 0, index) + 1
+    match = re.match(r"[ \t]*", text[start:index])
+    return match.group() if match else ""
+
+
+def _layout(text: str, root: JsonNode) -> tuple[bool, str, str]:
+    """(pretty, indent unit, key separator) as the file writes them."""
+    pretty = "\n" in text[root.start : root.end]
+    unit = ""
+    separator = ""
+    stack: list[JsonNode] = [root]
+    while stack and not (unit and separator):
+        node = stack.pop(0)
+        if not isinstance(node, JsonObject | JsonArray):
+            continue
+        items = _entries(node)
+        if not items:
+            continue
+        if not separator and isinstance(node, JsonObject):
+            member = node.members[0]
+            separator = text[member.key.end : member.value.start]
+        lead = text[node.start + 1 : items[0].start]
+        if not unit and "\n" in lead:
+            inner = lead.rsplit("\n", 1)[1]
+            outer = _line_indent(text, node.start)
+            if inner.startswith(outer) and len(inner) > len(outer):
+                unit = inner[len(outer) :]
+        for item in items:
+            stack.append(item.value if isinstance(item, JsonMember) else item)
+    return pretty, unit or "  ", separator or ": "
+
+
+def _style(stats: _Stats) -> EscapeStyle:
+    return EscapeStyle(
+        ascii=stats.escaped_non_ascii > 0 and not stats.raw_non_ascii,
+        upper_hex=stats.upper_hex > stats.lower_hex,
+        html=stats.escaped_html > 0 and not stats.raw_html,
+        slash=stats.escaped_slash > 0 and not stats.raw_slash,
+    )
+
+
+# --- writing -----------------------------------------------------------------------------
+
+
+class _NewItem:
+    """A member or array item the writer adds: key path below the container, value text."""
+
+    __slots__ = ("keys", "value")
+
+    def __init__(self, keys: tuple[str, ...], value: str) -> None:
+        self.keys = keys
+        self.value = value
+
+
+class _ContainerEdit:
+    def __init__(self, node: JsonContainer) -> None:
+        self.node = node
+        self.deleted: set[int] = set()
+        # after which original item (-1: before the first) the new items go, in order
+        self.inserts: dict[int, list[_NewItem]] = {}
+
+
+Producer: TypeAlias = Callable[[], str]
+
+
+class _Writer:
+    def __init__(self, skeleton: JsonSkeleton, document: Document) -> None:
+        self.skeleton = skeleton
+        self.document = document
+        self.text = skeleton.source.text
+        self.edits: list[tuple[int, int, str | Producer]] = []
+        self.containers: dict[int, _ContainerEdit] = {}
+        self.new_items: dict[str, tuple[_ContainerEdit, int, _NewItem]] = {}
+        self.starts: list[int] = []
+        self.icu = skeleton.icu
+
+    # the plan
+
+    def write(self) -> bytes:
+        skeleton = self.skeleton
+        by_id = {block.id: block for block in self.document.blocks}
+        # Whether values are ICU is decided per file; an edit may make the file ICU or not.
+        self.icu = skeleton.arb or any(
+            any(_structured(runs) for run in block.source for runs in _branches(run))
+            if block.id in skeleton.folded or self.sibling_plural(block)
+            else _structured(block.source)
+            for block in self.document.blocks
+        )
+        for block in self.document.blocks:
+            if block.targets:
+                raise WriteRefused(
+                    f"{block.ref_key}: a {self.document.format} file holds one language; "
+                    f"write {', '.join(sorted(block.targets))} to its own file",
+                    capability="edition",
+                    block=block.ref_key,
+                )
+        for block_id in skeleton.names:
+            if block_id not in by_id:
+                self.delete(block_id)
+        values_by_block: dict[str, list[_Value]] = {}
+        for value in skeleton.values:
+            values_by_block.setdefault(value.block_id, []).append(value)
+        for block_id, values in values_by_block.items():
+            current = by_id.get(block_id)
+            if current is None:
+                continue
+            if block_id in skeleton.folded:
+                self.folded(current, values)
+            elif current.source != values[0].runs:
+                node = values[0].node
+                text = self.value_text(current, current.source, values[0])
+                self.edits.append((node.start + 1, node.end - 1, text))
+        for block in self.document.blocks:
+            if block.id not in skeleton.names:
+                self.insert(block)
+        for container in self.containers.values():
+            self.edits.append(
+                (container.node.start + 1, container.node.end - 1, self.producer(container))
+            )
+        self.edits.sort(key=lambda edit: (edit[0], -edit[1]))
+        self.starts = [edit[0] for edit in self.edits]
+        body = self.render(0, len(self.text))
+        source = skeleton.source
+        try:
+            data = source.bom + body.encode(source.encoding)
+        except UnicodeEncodeError as err:
+            raise WriteRefused(
+                f"{err.object[err.start : err.end]!r} cannot be written in {source.encoding}",
+                capability="encoding",
+            ) from None
+        if self.icu != skeleton.icu:
+            self.verify(data)
+        return data
+
+    def verify(self, data: bytes) -> None:
+        """After the file turned ICU (or stopped being), every value must still read the same."""
+        codec = ArbFormat() if self.skeleton.arb else JsonFormat()
+        reread = codec.read(data).blocks
+        again = {block.id: block.source for block in reread}
+        named = {block.name: block.source for block in reread}
+        for block in self.document.blocks:
+            known = block.id in self.skeleton.names
+            runs = again.get(block.id) if known else named.get(block.name)
+            if runs is None or _normal(runs) != _normal(block.source):
+                raise WriteRefused(
+                    f"{block.ref_key}: this edit changes whether the file is ICU MessageFormat, "
+                    "and this value would then read differently",
+                    capability="escape",
+                    block=block.ref_key,
+                )
+
+    def container(self, node: JsonContainer) -> _ContainerEdit:
+        edit = self.containers.get(id(node))
+        if edit is None:
+            edit = self.containers[id(node)] = _ContainerEdit(node)
+        return edit
+
+    def delete(self, block_id: str) -> None:
+        places = self.skeleton.places.get(block_id, ())
+        if not places:
+            raise WriteRefused(
+                f"{self.skeleton.names[block_id] or block_id}: the file's only value cannot be deleted",
+                capability="delete_block",
+                block=block_id,
+            )
+        for place in places:
+            self.container(place.container).deleted.add(place.index)
+
+    def value_text(self, block: Block, runs: Runs, value: _Value | None) -> str:
+        """The escaped inside of the JSON string that holds ``runs``.
+
+        ICU text where the file is ICU or the runs need it, else plain text; the
+        first spelling that reads back as ``runs`` wins.
+        """
+        structured = _structured(runs)
+        renderings: list[Callable[[], str]] = []
+        if self.icu or structured:
+            layouts = value.layouts if value is not None else ()
+            renderings.append(lambda: icu.render(runs, layouts=layouts))
+        if not structured:
+            renderings.append(lambda: icu.render_placeholders(runs))
+        failure: icu.IcuRenderError | None = None
+        for rendering in renderings:
+            try:
+                text = rendering()
+            except icu.IcuRenderError as err:
+                failure = failure or err
+                continue
+            again, _ = _parse_value(text, self.icu)
+            if _normal(again) == _normal(runs):
+                break
+        else:
+            if failure is not None:
+                raise WriteRefused(
+                    f"{block.ref_key}: {failure.message}",
+                    capability=failure.capability,
+                    block=block.ref_key,
+                )
+            raise WriteRefused(
+                f"{block.ref_key}: {text!r} would read back as different content "
+                "(a plain JSON value cannot hold a literal placeholder such as '{name}')",
+                capability="escape",
+                block=block.ref_key,
+            )
+        slash = self.skeleton.style.slash
+        if value is not None:
+            raw = self.text[value.node.start + 1 : value.node.end - 1]
+            if "\\/" in raw:
+                slash = True
+            elif "/" in raw:
+                slash = False
+        return escape_json(text, self.skeleton.style, slash)
+
+    def folded(self, block: Block, values: list[_Value]) -> None:
+        runs = block.source
+        if runs == (Plural(pivot="count", forms={v.form: v.runs for v in values}),):
+            return
+        plural = runs[0] if len(runs) == 1 else None
+        if not isinstance(plural, Plural) or plural.pivot != "count":
+            raise WriteRefused(
+                f"{block.ref_key}: an i18next plural must stay one plural on 'count'",
+                capability="plural",
+                block=block.ref_key,
+            )
+        unknown = [form for form in plural.forms if form not in _CLDR_ORDER]
+        if unknown or "other" not in plural.forms:
+            raise WriteRefused(
+                f"{block.ref_key}: i18next plural keys exist only for the CLDR forms "
+                f"{', '.join(_CLDR_ORDER)} and need 'other'",
+                capability="plural",
+                block=block.ref_key,
+            )
+        by_form = {value.form: value for value in values}
+        places = {value.form: place for value, place in zip(values, self.skeleton.places[block.id])}
+        for form, value in by_form.items():
+            if form not in plural.forms:
+                place = places[form]
+                self.container(place.container).deleted.add(place.index)
+            elif plural.forms[form] != value.runs:
+                node = value.node
+                text = self.value_text(block, plural.forms[form], value)
+                self.edits.append((node.start + 1, node.end - 1, text))
+        first = places[values[0].form]
+        container = first.container
+        assert isinstance(container, JsonObject)
+        base = container.members[first.index].key.value.rsplit("_", 1)[0]
+        # A new form goes right after the nearest earlier form (CLDR order), else first.
+        after_of = {form: place.index for form, place in places.items()}
+        for form in _CLDR_ORDER:
+            if form not in plural.forms or form in by_form:
+                continue
+            earlier = [f for f in _CLDR_ORDER[: _CLDR_ORDER.index(form)] if f in after_of]
+            if earlier:
+                after = after_of[earlier[-1]]
+            else:
+                after = min(after_of.values()) - 1
+            item = _NewItem((f"{base}_{form}",), self.quoted(block, plural.forms[form]))
+            self.container(container).inserts.setdefault(after, []).append(item)
+            after_of[form] = after
+
+    def quoted(self, block: Block, runs: Runs) -> str:
+        return '"' + self.value_text(block, runs, None) + '"'
+
+    def insert(self, block: Block) -> None:
+        skeleton = self.skeleton
+        name = block.name
+        if not name:
+            raise WriteRefused(
+                f"{block.id}: a new JSON value needs a name (its key path)",
+                capability="insert_block",
+                block=block.id,
+            )
+        path = _split(name, skeleton.flat)
+        container, rest = self.locate(block, path)
+        if isinstance(container, JsonArray):
+            if not isinstance(rest[0], int) or any(isinstance(s, int) for s in rest[1:]):
+                raise self.refuse_path(block, "an array takes items, not keys")
+            keys: tuple[str, ...] = tuple(str(s) for s in rest[1:])
+            if keys:
+                raise self.refuse_path(block, "an array item cannot be created with keys")
+        else:
+            if any(isinstance(s, int) for s in rest):
+                raise self.refuse_path(block, "arrays are not created by inserting a value")
+            keys = tuple(str(s) for s in rest)
+        source = block.source
+        plural = source[0] if source else None
+        if self.sibling_plural(block) and isinstance(plural, Plural):
+            if len(keys) != 1:
+                raise self.refuse_path(block, "an i18next plural goes into an existing object")
+            items = [
+                _NewItem((f"{keys[0]}_{form}",), self.quoted(block, runs))
+                for form, runs in sorted(
+                    plural.forms.items(), key=lambda f: _CLDR_ORDER.index(f[0])
+                )
+            ]
+            taken = [i.keys[0] for i in items if self.kept(container, i.keys[0])]
+            if taken:
+                raise WriteRefused(
+                    f"{block.name}: the key {taken[0]!r} already exists",
+                    capability="insert_block",
+                    block=block.id,
+                )
+        else:
+            items = [_NewItem(keys, self.quoted(block, source))]
+        edit = self.container(container)
+        after, position = self.anchor(block, edit)
+        bucket = edit.inserts.setdefault(after, [])
+        if position is None:
+            position = len(bucket)
+        for offset, item in enumerate(items):
+            bucket.insert(position + offset, item)
+        self.new_items[name] = (edit, after, items[-1])
+        self.new_items[block.id] = (edit, after, items[-1])
+
+    def sibling_plural(self, block: Block) -> bool:
+        """Whether a new block is written as i18next plural siblings (the file uses them)."""
+        if block.id in self.skeleton.names or self.skeleton.arb or not self.skeleton.folded:
+            return False
+        plural = block.source[0] if len(block.source) == 1 else None
+        return (
+            isinstance(plural, Plural)
+            and plural.pivot == "count"
+            and "other" in plural.forms
+            and set(plural.forms) <= set(_CLDR_ORDER)
+        )
+
+    def refuse_path(self, block: Block, why: str) -> WriteRefused:
+        return WriteRefused(
+            f"{block.name}: cannot insert there: {why}", capability="insert_block", block=block.id
+        )
+
+    def locate(
+        self, block: Block, path: tuple[Segment, ...]
+    ) -> tuple[JsonContainer, tuple[Segment, ...]]:
+        node = self.skeleton.root
+        if not isinstance(node, JsonObject | JsonArray):
+            raise self.refuse_path(block, "the file's root is not an object")
+        index = 0
+        while index < len(path) - 1:
+            child = _child(node, path[index])
+            if child is None:
+                break
+            if not isinstance(child, JsonObject | JsonArray):
+                raise self.refuse_path(
+                    block, f"{_join(path[: index + 1], self.skeleton.flat)} holds a value"
+                )
+            node = child
+            index += 1
+        rest = path[index:]
+        if len(rest) == 1 and isinstance(node, JsonObject) and self.kept(node, rest[0]):
+            raise WriteRefused(
+                f"{block.name}: the key already exists",
+                capability="insert_block",
+                block=block.id,
+            )
+        if isinstance(rest[0], int) != isinstance(node, JsonArray):
+            raise self.refuse_path(block, "the path does not match the file's structure")
+        return node, rest
+
+    def kept(self, node: JsonContainer, key: Segment) -> bool:
+        """Whether ``node`` keeps a member ``key`` (one this write deletes does not count)."""
+        if not isinstance(node, JsonObject):
+            return False
+        edit = self.containers.get(id(node))
+        deleted = edit.deleted if edit is not None else set()
+        return any(
+            member.key.value == key and index not in deleted
+            for index, member in enumerate(node.members)
+        )
+
+    def anchor(self, block: Block, edit: _ContainerEdit) -> tuple[int, int | None]:
+        """After which original item the new block goes, and where among new items there."""
+        last = len(_entries(edit.node)) - 1
+        for key, before in (("insert_after", False), ("insert_before", True)):
+            reference = block.properties.get(key)
+            if not reference:
+                continue
+            fresh = self.new_items.get(reference)
+            if fresh is not None and fresh[0] is edit:
+                bucket = edit.inserts[fresh[1]]
+                position = bucket.index(fresh[2])
+                return fresh[1], position if before else position + 1
+            block_id = self._block_id(reference)
+            places = [
+                place.index
+                for place in self.skeleton.places.get(block_id or "", ())
+                if place.container is edit.node
+            ]
+            if places:
+                return (min(places) - 1, None) if before else (max(places), 0)
+        return last, None
+
+    def _block_id(self, reference: str) -> str | None:
+        if reference in self.skeleton.names:
+            return reference
+        for block_id, name in self.skeleton.names.items():
+            if name == reference:
+                return block_id
+        return None
+
+    # the rendering
+
+    def render(self, start: int, end: int) -> str:
+        out: list[str] = []
+        cursor = start
+        index = bisect_left(self.starts, start)
+        while index < len(self.edits) and self.edits[index][0] < end:
+            edit_start, edit_end, replacement = self.edits[index]
+            index += 1
+            if edit_start < cursor or edit_end > end:
+                continue
+            out.append(self.text[cursor:edit_start])
+            out.append(replacement if isinstance(replacement, str) else replacement())
+            cursor = edit_end
+        out.append(self.text[cursor:end])
+        return "".join(out)
+
+    def producer(self, edit: _ContainerEdit) -> Producer:
+        return lambda: self.interior(edit)
+
+    def interior(self, edit: _ContainerEdit) -> str:
+        text = self.text
+        node = edit.node
+        items = _entries(node)
+        count = len(items)
+        opening, closing = node.start + 1, node.end - 1
+        sequence: list[int | _NewItem] = list(edit.inserts.get(-1, []))
+        for index in range(count):
+            if index not in edit.deleted:
+                sequence.append(index)
+            sequence.extend(edit.inserts.get(index, []))
+        if not sequence:
+            return ""
+        skeleton = self.skeleton
+        if count == 0:
+            inside = text[opening:closing]
+            if skeleton.pretty or "\n" in inside:
+                outer = _line_indent(text, node.start)
+                indent = outer + skeleton.indent_unit
+                lead = skeleton.newline + indent
+                separator = "," + lead
+                trail = skeleton.newline + outer
+            else:
+                indent = ""
+                lead = trail = ""
+                separator = "," + (" " if skeleton.key_separator.endswith(" ") else "")
+            separators: list[str] = []
+        else:
+            lead = text[opening : items[0].start]
+            trail = text[items[-1].end : closing]
+            separators = [text[items[i].end : items[i + 1].start] for i in range(count - 1)]
+            separator = separators[0] if separators else "," + lead
+            shape = lead if "\n" in lead else separator
+            indent = shape.rsplit("\n", 1)[1] if "\n" in shape else ""
+        parts = [lead]
+        previous: int | _NewItem | None = None
+        for entry in sequence:
+            if previous is not None:
+                if isinstance(previous, int) and previous < count - 1:
+                    parts.append(separators[previous])
+                else:
+                    parts.append(separator)
+            if isinstance(entry, int):
+                parts.append(self.render(items[entry].start, items[entry].end))
+            else:
+                parts.append(self.item_text(entry.keys, entry.value, indent))
+            previous = entry
+        parts.append(trail)
+        return "".join(parts)
+
+    def item_text(self, keys: tuple[str, ...], value: str, indent: str) -> str:
+        if not keys:
+            return value
+        skeleton = self.skeleton
+        key = '"' + escape_json(keys[0], skeleton.style, skeleton.style.slash) + '"'
+        key += skeleton.key_separator
+        if len(keys) == 1:
+            return key + value
+        if not skeleton.pretty:
+            return key + "{" + self.item_text(keys[1:], value, indent) + "}"
+        inner = indent + skeleton.indent_unit
+        nested = self.item_text(keys[1:], value, inner)
+        return key + "{" + skeleton.newline + inner + nested + skeleton.newline + indent + "}"
+
+
+def _child(node: JsonContainer, segment: Segment) -> JsonNode | None:
+    if isinstance(node, JsonObject):
+        if not isinstance(segment, str):
+            return None
+        for member in reversed(node.members):
+            if member.key.value == segment:
+                return member.value
+        return None
+    if isinstance(segment, int) and 0 <= segment < len(node.items):
+        return node.items[segment]
+    return None
+
+
+def _normal(runs: Runs) -> tuple[object, ...]:
+    """Runs as the file can tell them apart: merged text, codes by native text."""
+    out: list[object] = []
+    for run in runs:
+        if isinstance(run, Text):
+            if not run.text:
+                continue
+            if out and isinstance(out[-1], str):
+                out[-1] = out[-1] + run.text
+            else:
+                out.append(run.text)
+        elif isinstance(run, Plural):
+            out.append(("plural", run.pivot, {k: _normal(v) for k, v in run.forms.items()}))
+        elif isinstance(run, Select):
+            out.append(("select", run.pivot, {k: _normal(v) for k, v in run.cases.items()}))
+        elif isinstance(run, Ph | PcOpen | PcClose):
+            data = run.data or (run.equiv if isinstance(run, Ph) else "")
+            out.append((type(run).__name__, data))
+        else:
+            out.append(("sub", run.id))
+    return tuple(out)
+
+
+# --- the codecs --------------------------------------------------------------------------
+
+
+class JsonFormat:
+    """JSON catalogues: flat, nested, i18next (v4 plurals folded), ICU values."""
+
+    name = "json"
+    arb = False
+
+    def __init__(self, limits: Limits = DEFAULT_LIMITS) -> None:
+        self.limits = limits
+
+    def read(self, data: bytes, *, path: str = "", locale: str = "") -> Document:
+        text, encoding, bom = decode_text(data, path=path, encodings=("utf-8",), limits=self.limits)
+        try:
+            return self._read(text, encoding, bom, path, locale)
+        except RecursionError:
+            # Only with a max_depth above what Python's stack allows.
+            raise FormatError(
+                "objects and arrays nest too deeply", path=path, code="budget_exceeded"
+            ) from None
+
+    def _read(self, text: str, encoding: str, bom: bytes, path: str, locale: str) -> Document:
+        scanner = _Scanner(text, path, self.limits)
+        root = scanner.document()
+        declared = ""
+        arb = self.arb
+        if isinstance(root, JsonObject):
+            for member in reversed(root.members):
+                if member.key.value == "@@locale":
+                    arb = True
+                    if isinstance(member.value, JsonString):
+                        declared = member.value.value
+                    break
+        own = _own_locale(declared, locale)
+        reader = _Reader(root, arb, own)
+        reader.read()
+        pretty, unit, separator = _layout(text, root)
+        spans = tuple(
+            Span(
+                value.block_id,
+                value.node.start + 1,
+                value.node.end - 1,
+                value.runs,
+                kind=f"form:{value.form}" if value.form else "value",
+            )
+            for value in reader.values
+        )
+        skeleton = JsonSkeleton(
+            source=TextSkeleton(text=text, encoding=encoding, bom=bom, spans=spans),
+            root=root,
+            values=tuple(reader.values),
+            places={key: tuple(value) for key, value in reader.places.items()},
+            names=dict(reader.names),
+            folded=frozenset(reader.folded),
+            style=_style(scanner.stats),
+            flat=reader.flat,
+            arb=arb,
+            icu=reader.icu,
+            pretty=pretty,
+            indent_unit=unit,
+            key_separator=separator,
+            newline="\r\n" if "\r\n" in text else "\n",
+        )
+        return Document(
+            format=self.name, blocks=tuple(reader.blocks), locale=own, skeleton=skeleton
+        )
+
+    def write(self, document: Document) -> bytes:
+        skeleton = document.skeleton
+        if skeleton is None:
+            skeleton = self._empty(document)
+        if not isinstance(skeleton, JsonSkeleton):
+            raise WriteRefused(
+                f"this document was not read as {self.name}; its skeleton cannot be written here",
+                capability="skeleton",
+            )
+        return _Writer(skeleton, document).write()
+
+    def _empty(self, document: Document) -> JsonSkeleton:
+        """The skeleton of an empty catalogue, for writing a document from scratch."""
+        if self.arb:
+            locale = json.dumps(document.locale or "en", ensure_ascii=False)
+            start = f'{{\n  "@@locale": {locale}\n}}\n'
+        else:
+            start = "{\n}\n"
+        empty = self.read(start.encode("utf-8"), locale=document.locale)
+        skeleton = empty.skeleton
+        assert isinstance(skeleton, JsonSkeleton)
+        return skeleton
+
+
+class ArbFormat(JsonFormat):
+    """Flutter Application Resource Bundles: ICU values, ``@@locale``, ``@key`` metadata."""
+
+    name = "arb"
+    arb = True
