@@ -25,7 +25,7 @@ def summarise(result: Result) -> str:
     counts: dict[str, int] = {}
     for op in result.ops:
         counts[op.status] = counts.get(op.status, 0) + 1
-    written = [d.doc for d in result.docs if d.written]
+    written = [d.file or d.doc for d in result.docs if d.written]
     parts = [f"{result.status}: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))]
     if written:
         parts.append(f"wrote {', '.join(written)}")

@@ -58,7 +58,10 @@ class Workspace:
     def commit_check(self) -> CommitCheck | None:
         if self.project is None:
             return None
-        from kapi.host.governance import ProjectCommitCheck
+        try:
+            from kapi.host.governance import ProjectCommitCheck
+        except ImportError:
+            return None
 
         check: CommitCheck = ProjectCommitCheck(self)
         return check

@@ -146,7 +146,7 @@ class FileHome:
             codec = registry.load_codec(staged.capabilities.name)
             new_lines = _block_lines(codec.read(data, path=staged.doc, locale=self.locale))
         return "".join(
-            difflib.unified_diff(old_lines, new_lines, f"a/{staged.doc}", f"b/{staged.doc}")
+            difflib.unified_diff(old_lines, new_lines, f"a/{key}", f"b/{key}")
         )
 
     def commit(self, writes: Sequence[Write]) -> CommitOutcome:
