@@ -1,0 +1,448 @@
+"""The one check engine: every surface (``kapi check``, MCP, hooks, the commit check) calls it.
+
+:func:`run_check` takes targets the host has read, a resolver that gives the
+governance at each target's point, and the options; it runs every analyzer
+with its canary and builds the ``kapi.check/v2`` report. :func:`analyze_blocks`
+runs the same analyzers on blocks without canaries or a report (the change
+service's before/after check) and :func:`introduced_failures` says which
+failing findings an edit introduced (change contract §11).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from attrs import evolve
+
+from kapi.core.check.analyzers import Analyzer, AnalyzerStatus, Canary, CheckUnit, run_canary
+from kapi.core.check.bilingual import DntAnalyzer, PlaceholderAnalyzer
+from kapi.core.check.findings import Finding, Point
+from kapi.core.check.hygiene import HygieneAnalyzer
+from kapi.core.check.length import LengthAnalyzer
+from kapi.core.check.matcher import is_english
+from kapi.core.check.options import CheckOptions
+from kapi.core.check.patterns import PatternAnalyzer
+from kapi.core.check.report import (
+    AnalyzerRun,
+    ContextRecord,
+    Evaluation,
+    EvaluationAnalyzer,
+    Execution,
+    Report,
+    ReportTarget,
+    Scope,
+    ScopeFile,
+    TermMatching,
+    Timings,
+    VoiceRecord,
+    decide,
+    sort_findings,
+    summarize,
+)
+from kapi.core.check.suggested import SuggestedAnalyzer
+from kapi.core.check.target import CheckTarget, checked_blocks
+from kapi.core.check.terms_rules import TermsAnalyzer
+from kapi.core.check.voice_rules import VoiceGuidanceAnalyzer, VoiceLlmAnalyzer, VoiceRulesAnalyzer
+from kapi.core.governance.errors import ConfigWarning
+from kapi.core.governance.resolve import ResolvedGovernance
+from kapi.core.governance.terms import Concept, rules_from_concepts
+from kapi.core.governance.voice import TermRule
+from kapi.core.model import Block, Runs
+
+__all__ = [
+    "Clock",
+    "GovernanceResolver",
+    "analyze_blocks",
+    "default_analyzers",
+    "introduced_failures",
+    "run_check",
+]
+
+GovernanceResolver = Callable[[CheckTarget], ResolvedGovernance]
+Clock = Callable[[], float]
+
+_DETERMINISTIC_WORDS = frozenset({"voice.rules", "terms", "suggested"})
+
+
+def default_analyzers() -> tuple[Analyzer, ...]:
+    """Every deterministic analyzer of spec §4.2, in report order."""
+    return (
+        HygieneAnalyzer(),
+        LengthAnalyzer(),
+        PatternAnalyzer(),
+        VoiceRulesAnalyzer(),
+        TermsAnalyzer(),
+        SuggestedAnalyzer(),
+        VoiceGuidanceAnalyzer(),
+        VoiceLlmAnalyzer(),
+        PlaceholderAnalyzer(),
+        DntAnalyzer(),
+    )
+
+
+class _StoreRules:
+    """Store terms as rules, once per (concepts, locale, instant) within a run."""
+
+    def __init__(self) -> None:
+        self._cache: dict[
+            tuple[int, str, datetime | None], tuple[tuple[Concept, ...], tuple[TermRule, ...]]
+        ] = {}
+
+    def rules(
+        self, concepts: tuple[Concept, ...], locale: str, at: datetime | None
+    ) -> tuple[TermRule, ...]:
+        if not concepts:
+            return ()
+        key = (id(concepts), locale, at)
+        cached = self._cache.get(key)
+        if cached is not None and cached[0] is concepts:
+            return cached[1]
+        rules = tuple(rules_from_concepts(concepts, locale, at=at))
+        self._cache[key] = (concepts, rules)
+        return rules
+
+
+def _targets_of(target: CheckTarget, target_locale: str) -> dict[str, Runs]:
+    if not target_locale:
+        return {}
+    if target.target_blocks is not None:
+        return {block.ref_key: block.source for block in target.target_blocks}
+    out: dict[str, Runs] = {}
+    for block in target.blocks:
+        edition = block.targets.get(target_locale)
+        if edition is not None:
+            out[block.ref_key] = edition.runs
+    return out
+
+
+def _unit(
+    target: CheckTarget,
+    blocks: tuple[Block, ...],
+    governance: ResolvedGovernance,
+    options: CheckOptions,
+    store: _StoreRules,
+) -> CheckUnit:
+    locale = target.locale or next((block.locale for block in blocks if block.locale), "")
+    target_locale = target.target_locale or options.target_locale
+    point = governance.point
+    return CheckUnit(
+        file=target.file,
+        locale=locale,
+        blocks=blocks,
+        governance=governance,
+        options=options,
+        target_locale=target_locale,
+        targets=_targets_of(target, target_locale),
+        store_rules=store.rules(governance.concepts, locale, governance.at),
+        point=Point(point.profile, point.channel, point.comments) if point is not None else None,
+    )
+
+
+def _in_scope(finding: Finding, scope: frozenset[str] | None) -> bool:
+    return scope is None or not finding.location.block or finding.location.block in scope
+
+
+def run_check(
+    targets: Sequence[CheckTarget],
+    governance_resolver: GovernanceResolver | None = None,
+    options: CheckOptions | None = None,
+    clock: Clock = time.perf_counter,
+    *,
+    analyzers: Sequence[Analyzer] | None = None,
+    label: str = "",
+    context: Mapping[str, Any] | None = None,
+) -> Report:
+    """Check the targets and build the report.
+
+    ``governance_resolver`` answers the governance at a target's point (the
+    host resolves the recipe, loads the voice, reads the store); it may raise
+    :class:`~kapi.core.governance.errors.GovernanceError` when context does
+    not resolve, which the host turns into exit 1 with no report. ``clock``
+    returns seconds (monotonic); ``label`` names a multi-file target
+    (``docs/``); ``context`` fills ``evaluation.context``.
+    """
+    options = options or CheckOptions()
+    options.validate()
+    started = clock()
+    analyzers = tuple(analyzers) if analyzers is not None else default_analyzers()
+    store = _StoreRules()
+    canaries: dict[Hashable, tuple[Canary, CheckUnit]] = {}
+    findings: list[Finding] = []
+    runs: list[AnalyzerRun] = []
+    contexts: list[ContextRecord] = []
+    scope_files: list[ScopeFile] = []
+    warnings: dict[ConfigWarning, None] = {}
+    matching: dict[TermMatching, None] = {}
+    context_ms = analyzers_ms = 0.0
+    extraction_ms = sum(target.extraction_ms for target in targets)
+    total_blocks = 0
+
+    for target in targets:
+        if target.status != "checked":
+            scope_files.append(ScopeFile(target.file, target.status, target.reason))
+            continue
+        blocks = checked_blocks(target.blocks)
+        if target.scope_blocks is not None:
+            total_blocks += sum(1 for block in blocks if block.ref_key in target.scope_blocks)
+        else:
+            total_blocks += len(blocks)
+        before = clock()
+        governance = governance_resolver(target) if governance_resolver else ResolvedGovernance()
+        context_ms += (clock() - before) * 1000
+        for warning in (
+            *governance.warnings,
+            *(governance.point.warnings if governance.point else ()),
+        ):
+            warnings.setdefault(warning, None)
+        unit = _unit(target, blocks, governance, options, store)
+        contexts.append(_context_record(target, governance, unit))
+        if not blocks:
+            scope_files.append(ScopeFile(target.file, "no_content", "no prose blocks to check"))
+            continue
+        scope_files.append(ScopeFile(target.file, "checked"))
+        before_analyzers = clock()
+        for analyzer in analyzers:
+            run, found = _run_analyzer(analyzer, unit, target, canaries, clock)
+            runs.append(run)
+            findings.extend(found)
+            if analyzer.id in _DETERMINISTIC_WORDS and run.status in ("passed", "findings"):
+                matching.setdefault(_term_matching(unit), None)
+        analyzers_ms += (clock() - before_analyzers) * 1000
+
+    report_started = clock()
+    ordered = sort_findings(findings)
+    summary = summarize(ordered)
+    diff = bool(options.diff) or any(t.scope_blocks is not None for t in targets)
+    verdict, cause, not_run = decide(
+        summary=summary, blocks=total_blocks, analyzers=runs, scope_files=scope_files, diff=diff
+    )
+    report_target = _report_target(targets, label, total_blocks, diff)
+    evaluation = None
+    if options.at or options.tool_version or context is not None:
+        evaluation = Evaluation(
+            at=options.at,
+            context=context,
+            tool={"name": "kapi", "version": options.tool_version},
+            analyzers=_evaluation_analyzers(analyzers, runs),
+        )
+    finished = clock()
+    timings = Timings(
+        context_ms=round(context_ms, 3),
+        extraction_ms=round(extraction_ms, 3),
+        analyzers_ms=round(analyzers_ms, 3),
+        report_ms=round((finished - report_started) * 1000, 3),
+        total_ms=round((finished - started) * 1000 + extraction_ms, 3),
+    )
+    return Report(
+        verdict=verdict,
+        target=report_target,
+        summary=summary,
+        findings=ordered,
+        did_not_run=not_run,
+        did_not_run_cause=cause,
+        warnings=tuple(warnings),
+        execution=Execution(
+            analyzers=tuple(runs),
+            timings=timings,
+            contexts=tuple(contexts),
+            term_matching=tuple(matching),
+        ),
+        scope=Scope(files=tuple(scope_files), diff=options.diff),
+        evaluation=evaluation,
+    )
+
+
+def _run_analyzer(
+    analyzer: Analyzer,
+    unit: CheckUnit,
+    target: CheckTarget,
+    canaries: dict[Hashable, tuple[Canary, CheckUnit]],
+    clock: Clock,
+) -> tuple[AnalyzerRun, list[Finding]]:
+    started = clock()
+    required = analyzer.required(unit)
+    planned = analyzer.plan(unit)
+    if planned is not None:
+        status, reason = planned
+        return (
+            AnalyzerRun(
+                id=analyzer.id,
+                status=status.value,
+                file=target.file,
+                required=required,
+                reason=reason,
+                duration_ms=round((clock() - started) * 1000, 3),
+                point=unit.point,
+            ),
+            [],
+        )
+    found = [
+        _with_lines(finding, target)
+        for finding in analyzer.run(unit)
+        if _in_scope(finding, target.scope_blocks)
+    ]
+    key = analyzer.canary_key(unit)
+    cached = canaries.get(key)
+    if cached is None:
+        cached = (run_canary(analyzer, unit), unit)
+        canaries[key] = cached
+    canary = cached[0]
+    if canary.status == "missed":
+        status = AnalyzerStatus.INVALID
+        reason = f"the canary was missed: {canary.missed!r} ({canary.reason})"
+    elif found:
+        status, reason = AnalyzerStatus.FINDINGS, ""
+    else:
+        status, reason = AnalyzerStatus.PASSED, ""
+    if canary.status == "impossible" and not reason:
+        reason = f"no canary: {canary.reason}"
+    return (
+        AnalyzerRun(
+            id=analyzer.id,
+            status=status.value,
+            file=target.file,
+            required=required,
+            findings=len(found),
+            reason=reason,
+            duration_ms=round((clock() - started) * 1000, 3),
+            canary=canary,
+            point=unit.point,
+        ),
+        found,
+    )
+
+
+def _with_lines(finding: Finding, target: CheckTarget) -> Finding:
+    lines = target.block_lines.get(finding.location.block) if finding.location.block else None
+    if lines is None:
+        return finding
+    return evolve(finding, location=evolve(finding.location, lines=lines))
+
+
+def _context_record(
+    target: CheckTarget, governance: ResolvedGovernance, unit: CheckUnit
+) -> ContextRecord:
+    point = governance.point
+    voice = governance.voice
+    return ContextRecord(
+        file=target.file,
+        context_path=governance.context_path or target.context_path,
+        voice=VoiceRecord(
+            selection=point.selection if point is not None else ("project" if voice else "none"),
+            applied=voice is not None,
+            name=governance.voice_name,
+            source=governance.voice_source,
+            profile=point.profile if point is not None else "",
+            channel=point.channel if point is not None else "",
+        ),
+        terms_applied=governance.terms_bound,
+        point=unit.point,
+    )
+
+
+def _term_matching(unit: CheckUnit) -> TermMatching:
+    locale = unit.locale or "en"
+    source = "english-inflection" if is_english(unit.locale) else "whole-word"
+    return TermMatching(locale=locale, source=source, target="containment" if unit.targets else "")
+
+
+def _report_target(
+    targets: Sequence[CheckTarget], label: str, blocks: int, diff: bool
+) -> ReportTarget:
+    if len(targets) == 1 and not label:
+        only = targets[0]
+        return ReportTarget(
+            kind="diff" if diff else only.kind,
+            file=only.file,
+            format=only.format,
+            blocks=blocks,
+            context_path=only.context_path,
+        )
+    formats = {target.format for target in targets}
+    return ReportTarget(
+        kind="diff" if diff else (targets[0].kind if targets else "file"),
+        file=label,
+        format=formats.pop() if len(formats) == 1 else "",
+        blocks=blocks,
+    )
+
+
+def _evaluation_analyzers(
+    analyzers: Sequence[Analyzer], runs: Sequence[AnalyzerRun]
+) -> tuple[EvaluationAnalyzer, ...]:
+    out: list[EvaluationAnalyzer] = []
+    for analyzer in analyzers:
+        mine = [run for run in runs if run.id == analyzer.id]
+        ran = sum(1 for run in mine if run.status in ("passed", "findings", "invalid"))
+        not_run = tuple(
+            run.file for run in mine if run.status not in ("passed", "findings", "invalid")
+        )
+        out.append(EvaluationAnalyzer(id=analyzer.id, ran=ran, not_run=not_run))
+    return tuple(out)
+
+
+def analyze_blocks(
+    blocks: Sequence[Block],
+    governance: ResolvedGovernance | None = None,
+    options: CheckOptions | None = None,
+    *,
+    locale: str = "",
+    file: str = "",
+    target_locale: str = "",
+    analyzers: Sequence[Analyzer] | None = None,
+) -> list[Finding]:
+    """Findings of every analyzer that would run on ``blocks``; no canaries, no report.
+
+    The change service calls this on the edited document before and after
+    the edit, then :func:`introduced_failures`.
+    """
+    governance = governance or ResolvedGovernance()
+    options = options or CheckOptions()
+    target = CheckTarget(
+        file=file, blocks=tuple(blocks), locale=locale, target_locale=target_locale
+    )
+    unit = _unit(target, checked_blocks(tuple(blocks)), governance, options, _StoreRules())
+    out: list[Finding] = []
+    for analyzer in analyzers if analyzers is not None else default_analyzers():
+        if analyzer.plan(unit) is None:
+            out.extend(analyzer.run(unit))
+    return out
+
+
+def introduced_failures(
+    before_findings: Sequence[Finding], after_findings: Sequence[Finding]
+) -> list[Finding]:
+    """The failing findings an edit introduced: matched by rule and message, counted.
+
+    A failing finding of the same rule and message that existed before pays
+    for one after (first those in the same block); what is left over was
+    introduced. Reporting and suggested findings never count.
+    """
+    remaining: Counter[tuple[str, str]] = Counter()
+    remaining_in_block: Counter[tuple[str, str, str]] = Counter()
+    for finding in before_findings:
+        if finding.fails and not finding.suggested:
+            remaining[(finding.rule, finding.message)] += 1
+            remaining_in_block[(finding.rule, finding.message, finding.location.block)] += 1
+    after = [f for f in after_findings if f.fails and not f.suggested]
+    matched: set[int] = set()
+    for index, finding in enumerate(after):
+        key = (finding.rule, finding.message, finding.location.block)
+        if remaining_in_block[key] > 0:
+            remaining_in_block[key] -= 1
+            remaining[(finding.rule, finding.message)] -= 1
+            matched.add(index)
+    introduced: list[Finding] = []
+    for index, finding in enumerate(after):
+        if index in matched:
+            continue
+        key2 = (finding.rule, finding.message)
+        if remaining[key2] > 0:
+            remaining[key2] -= 1
+            continue
+        introduced.append(finding)
+    return introduced
