@@ -11,6 +11,13 @@ from importlib.metadata import entry_points
 
 import click
 
+from kapi.cli.common import (
+    format_option,
+    locale_of,
+    project_inputs,
+    source_lang_option,
+    workspace_of,
+)
 from kapi.cli.output import emit_json, fail, table, warn
 from kapi.host.errors import EXIT_USAGE, HostError
 
@@ -49,64 +56,12 @@ def cli(ctx: click.Context, project: str | None) -> None:
     """kapi: read, change and check content in any format, safely.
 
     \b
-    Work:    inspect FILE…   apply SET    stats FILE…
+    Work:    inspect FILE…   apply SET    check FILE…   stats FILE…
     Project: init
     Formats: formats
     Exit codes: 0 ok, 1 error, 2 usage or invalid input, 3 refused or gate failed, 5 unreachable.
     """
     ctx.obj = {"project": project}
-
-
-def _workspace(source_lang: str | None = None):  # type: ignore[no-untyped-def]
-    """The workspace of this invocation (the project -p names or discovery finds)."""
-    from kapi.host.workspace import open_workspace
-
-    ctx = click.get_current_context()
-    project = (ctx.find_root().obj or {}).get("project")
-    try:
-        return open_workspace(
-            project=project, source_language=_locale(source_lang) if source_lang else None
-        )
-    except HostError as err:
-        fail(err)
-
-
-def _project_inputs(files: tuple[str, ...], workspace) -> list[str]:  # type: ignore[no-untyped-def]
-    """Files named, else the project's declared content, else stdin."""
-    if not files and workspace.project is not None:
-        return [str(workspace.project.root / p) for p in workspace.project.source_files()]
-    return _inputs(files)
-
-
-def _inputs(files: tuple[str, ...]) -> list[str]:
-    from kapi.host.inputs import expand_inputs
-
-    if not files:
-        if sys.stdin.isatty():
-            raise HostError(
-                "no input: name files, or pipe content with --format", exit_code=EXIT_USAGE
-            )
-        return ["-"]
-    return expand_inputs(files)
-
-
-def _locale(value: str) -> str:
-    from kapi.core.edition import EditionKeyError, canonical_locale
-
-    try:
-        return canonical_locale(value)
-    except EditionKeyError as err:
-        raise HostError(str(err), exit_code=EXIT_USAGE) from None
-
-
-source_lang_option = click.option(
-    "--source-lang",
-    default=None,
-    help="Language of the files' own edition when the file does not say (default: the project's, else en).",
-)
-format_option = click.option(
-    "--format", "format_name", help="Read as this format (see `kapi formats`); needed for stdin."
-)
 
 
 @cli.command()
@@ -123,10 +78,10 @@ def inspect(files: tuple[str, ...], jsonl: bool, source_lang: str, format_name: 
     from kapi.core.change.wire import encode_read_page
     from kapi.host.documents import inspect_files
 
-    workspace = _workspace(source_lang)
+    workspace = workspace_of(source_lang)
     try:
         records, failures = inspect_files(
-            _project_inputs(files, workspace),
+            project_inputs(files, workspace),
             locale=workspace.source_language,
             format_name=format_name,
             own_edition=workspace.project is not None,
@@ -218,7 +173,7 @@ def apply(
     except HostError as err:
         fail(err, as_json=as_json)
     outcome = apply_change_set(
-        data, actor=actor, workspace=_workspace(source_lang), dry_run=dry_run, gate=gate
+        data, actor=actor, workspace=workspace_of(source_lang), dry_run=dry_run, gate=gate
     )
     for notice in outcome.notices:
         warn(f"note: {notice}")
@@ -292,10 +247,10 @@ def stats(files: tuple[str, ...], as_json: bool, source_lang: str, format_name: 
     """Count blocks, words and characters of translatable content in FILES."""
     from kapi.host.documents import stats as count
 
-    workspace = _workspace(source_lang)
+    workspace = workspace_of(source_lang)
     try:
         counts, failures = count(
-            _project_inputs(files, workspace),
+            project_inputs(files, workspace),
             locale=workspace.source_language,
             format_name=format_name,
             home=workspace.home(),
@@ -337,7 +292,7 @@ def init(source_lang: str, force: bool, as_json: bool, folder: str) -> None:
     from kapi.host.init import plan_init, write_init
 
     try:
-        plan = plan_init(Path(folder).resolve(), source_language=_locale(source_lang))
+        plan = plan_init(Path(folder).resolve(), source_language=locale_of(source_lang))
         written = write_init(plan, force=force)
     except HostError as err:
         fail(err, as_json=as_json)
@@ -359,6 +314,15 @@ def init(source_lang: str, force: bool, as_json: bool, folder: str) -> None:
     warn(f"wrote {written[0]} and {written[1]}")
     if not plan.collections:
         warn("no catalogues or documents found; add collections to kapi.yaml")
+
+
+def _register() -> None:
+    from kapi.cli.check import check
+
+    cli.add_command(check)
+
+
+_register()
 
 
 def main() -> None:

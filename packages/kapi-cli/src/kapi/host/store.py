@@ -106,6 +106,18 @@ MIGRATIONS: tuple[tuple[int, str, str], ...] = (
         CREATE INDEX agent_sessions_seen ON agent_sessions(last_seen);
         """,
     ),
+    (
+        2,
+        "voice profiles a person imported",
+        """
+        CREATE TABLE voice_profiles (
+            id TEXT PRIMARY KEY,
+            yaml TEXT NOT NULL,
+            source TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        );
+        """,
+    ),
 )
 
 
@@ -292,6 +304,24 @@ class ProjectStore:
             actor,
             {"subject": {"kind": "term", "term": op.term, "locale": locale, "status": status}},
         )
+
+    # --- voice profiles -------------------------------------------------------------
+
+    def voice_profile(self, name: str) -> str | None:
+        row = self._db.execute("SELECT yaml FROM voice_profiles WHERE id = ?", (name,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def put_voice_profile(self, name: str, text: str, source: str) -> None:
+        with self._transaction() as db:
+            db.execute(
+                "INSERT INTO voice_profiles VALUES (?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET "
+                "yaml = excluded.yaml, source = excluded.source, updated_at = excluded.updated_at",
+                (name, text, source, now()),
+            )
+
+    def voice_profiles(self) -> list[dict[str, str]]:
+        rows = self._db.execute("SELECT id, source, updated_at FROM voice_profiles ORDER BY id")
+        return [{"id": r[0], "source": r[1], "updated_at": r[2]} for r in rows]
 
     # --- memory ---------------------------------------------------------------------
 

@@ -1,0 +1,297 @@
+"""Governance at a path, from the project: the voice and terms that hold where a file sits.
+
+Builds the core's recipe model from ``kapi.yaml``, loads voice profiles (a
+starter pack, a profile kept in the store, or ``voices/<id>.yaml`` committed
+beside the recipe), reads the store's terms, and answers the check engine's
+resolver and the change service's commit check.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from kapi.core.change.ports import EditionCheck
+from kapi.core.change.result import Finding as ResultFinding
+from kapi.core.change.result import ResultRef
+from kapi.core.check.engine import analyze_blocks, introduced_failures
+from kapi.core.check.findings import Finding
+from kapi.core.check.options import CheckOptions
+from kapi.core.check.target import CheckTarget
+from kapi.core.governance.errors import GovernanceError
+from kapi.core.governance.resolve import (
+    Channel,
+    Collection,
+    ContentItem,
+    GovernanceProfile,
+    GovernanceRecipe,
+    ResolvedGovernance,
+    VoiceBinding,
+    compose_voice,
+    resolve_governance,
+)
+from kapi.core.governance.voice import VoiceProfile
+from kapi.core.model import Block, Runs
+from kapi.host.errors import EXIT_ERROR, HostError
+
+if TYPE_CHECKING:
+    from kapi.host.workspace import Workspace
+
+__all__ = ["Governance", "ProjectCommitCheck", "parse_yaml", "voice_binding"]
+
+
+def parse_yaml(text: str, source: str) -> Any:
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
+    try:
+        return YAML(typ="safe", pure=True).load(text)
+    except YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f":{mark.line + 1}" if mark is not None else ""
+        raise GovernanceError(
+            f"not valid YAML{where}: {getattr(err, 'problem', err)}", source
+        ) from None
+
+
+def voice_binding(value: Any, key: str) -> VoiceBinding | None:
+    """``voice: <id>``, ``{profile: <id>}`` or ``{pack: <name>}``."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, str):
+        return VoiceBinding(profile=value)
+    if isinstance(value, Mapping):
+        known = {k: v for k, v in value.items() if k in ("profile", "pack")}
+        if len(known) != 1 or len(value) != 1:
+            raise GovernanceError(
+                "a voice binding names exactly one of profile or pack", "kapi.yaml", key
+            )
+        name, target = next(iter(known.items()))
+        return VoiceBinding(**{name: str(target)})
+    raise GovernanceError(
+        "a voice binding is <id>, {profile: <id>} or {pack: <name>}", "kapi.yaml", key
+    )
+
+
+def recipe_model(raw: Mapping[str, Any], collections: Sequence[Any]) -> GovernanceRecipe:
+    """The governance parts of a loaded recipe."""
+    profiles: dict[str, GovernanceProfile] = {}
+    for slug, body in (raw.get("profiles") or {}).items():
+        body = body or {}
+        channels = []
+        for entry in body.get("channels") or ():
+            if isinstance(entry, Mapping):
+                channels.append(
+                    Channel(id=str(entry.get("id", "")), concept=str(entry.get("concept", "")))
+                )
+            else:
+                channels.append(Channel(id=str(entry)))
+        profiles[str(slug)] = GovernanceProfile(
+            name=str(slug),
+            channels=tuple(channels),
+            voice=voice_binding(body.get("voice"), f"profiles.{slug}.voice"),
+            termstore=str(body.get("termstore") or ""),
+            concept=str(body.get("concept") or ""),
+            valid_from=str(body.get("valid_from") or ""),
+            valid_to=str(body.get("valid_to") or ""),
+        )
+    defaults = raw.get("defaults") or {}
+    return GovernanceRecipe(
+        profiles=profiles,
+        collections=tuple(
+            Collection(
+                name=c.name,
+                items=tuple(ContentItem(path=i.path, channel=i.channel) for i in c.items),
+                channel=c.channel,
+                coordinates=dict(c.coordinates),
+            )
+            for c in collections
+        ),
+        default_voice=voice_binding(defaults.get("voice"), "defaults.voice"),
+        default_coordinates={
+            str(k): str(v) for k, v in (defaults.get("coordinates") or {}).items()
+        },
+        exclude=tuple(str(p) for p in defaults.get("exclude") or ()),
+    )
+
+
+class Governance:
+    """Resolves voice and terms per path for one run (cached per binding and per path)."""
+
+    def __init__(
+        self,
+        workspace: Workspace,
+        *,
+        profile: str = "",
+        channel: str = "",
+        voice: str = "",
+        at: datetime | None = None,
+    ) -> None:
+        self.workspace = workspace
+        self.profile = profile
+        self.channel = channel
+        self.voice_override = voice_binding(voice, "--voice") if voice else None
+        self.at = at or datetime.now(UTC)
+        project = workspace.project
+        self.recipe = (
+            recipe_model(project.raw, project.collections) if project else GovernanceRecipe()
+        )
+        self._voices: dict[VoiceBinding, tuple[VoiceProfile, tuple[Any, ...]]] = {}
+        self._concepts: tuple[Any, ...] | None = None
+
+    # --- sources ------------------------------------------------------------------------
+
+    def concepts(self) -> tuple[Any, ...]:
+        if self._concepts is None:
+            store = self.workspace.store
+            self._concepts = tuple(store.concepts()) if store is not None else ()
+        return self._concepts
+
+    def load_voice(self, binding: VoiceBinding) -> tuple[VoiceProfile, tuple[Any, ...]]:
+        cached = self._voices.get(binding)
+        if cached is not None:
+            return cached
+        from kapi.core.governance.packs import pack_text
+        from kapi.core.governance.voice import load_voice_profile
+
+        if binding.pack:
+            text, source = pack_text(binding.pack), binding.source
+        else:
+            text, source = self._profile_text(binding.profile)
+        loaded = load_voice_profile(parse_yaml(text, source), source)
+        self._voices[binding] = loaded
+        return loaded
+
+    def _profile_text(self, name: str) -> tuple[str, str]:
+        store = self.workspace.store
+        if store is not None:
+            text = store.voice_profile(name)
+            if text is not None:
+                return text, f"store:{name}"
+        project = self.workspace.project
+        if project is not None:
+            for candidate in (
+                project.root / "voices" / f"{name}.yaml",
+                project.root / "voices" / f"{name}.yml",
+            ):
+                if candidate.is_file():
+                    return candidate.read_text(encoding="utf-8"), str(
+                        candidate.relative_to(project.root)
+                    )
+        raise GovernanceError(
+            f"no voice profile {name!r}: import one (`kapi voice import FILE --id {name}`) "
+            f"or commit voices/{name}.yaml",
+            f"store:{name}",
+        )
+
+    # --- resolution ---------------------------------------------------------------------
+
+    def resolve(self, path: str, locale: str = "") -> ResolvedGovernance:
+        """The governance at a project-relative path."""
+        point = resolve_governance(
+            self.recipe,
+            path,
+            at=self.at,
+            profile=self.profile,
+            channel=self.channel,
+            voice=self.voice_override,
+        )
+        voice = None
+        source = ""
+        warnings: list[Any] = []
+        binding = point.voice
+        if binding is not None:
+            profile, loaded_warnings = self.load_voice(binding)
+            warnings.extend(loaded_warnings)
+            voice, composed_warnings = compose_voice(
+                profile, locale=locale, channel=point.channel, persona="", source=binding.source
+            )
+            warnings.extend(composed_warnings)
+            source = binding.source
+        concepts = self.concepts()
+        return ResolvedGovernance(
+            voice=voice,
+            voice_source=source,
+            point=point,
+            concepts=concepts,
+            terms_bound=self.workspace.store is not None and bool(concepts),
+            at=self.at,
+            warnings=tuple(warnings),
+            context_path=path,
+        )
+
+    def resolver(self) -> Callable[[CheckTarget], ResolvedGovernance]:
+        """The check engine's ``governance_resolver``."""
+
+        def resolve(target: CheckTarget) -> ResolvedGovernance:
+            return self.resolve(self._relative(target.file), target.locale)
+
+        return resolve
+
+    def _relative(self, file: str) -> str:
+        project = self.workspace.project
+        if project is None:
+            return file
+        from pathlib import Path
+
+        relative = project.relative(Path(file))
+        return relative if relative is not None else file
+
+
+def governance_error(err: GovernanceError) -> HostError:
+    where = err.source + (f" {err.key}" if err.key else "")
+    return HostError(f"{where}: {err.message}", exit_code=EXIT_ERROR)
+
+
+class ProjectCommitCheck:
+    """The change service's commit check: deterministic analyzers on the edited block."""
+
+    def __init__(self, workspace: Workspace) -> None:
+        self.governance = Governance(workspace)
+
+    def check(
+        self, doc: str, block: str, edition: str, before: Runs | None, after: Runs
+    ) -> EditionCheck:
+        locale = edition.split(";")[0] if edition else self.governance.workspace.source_language
+        try:
+            governance = self.governance.resolve(doc, locale)
+        except GovernanceError:
+            return EditionCheck()  # context that does not resolve is reported by `kapi check`
+        options = CheckOptions()
+        after_findings = analyze_blocks(
+            [Block(id=block, name=block, source=after, locale=locale)],
+            governance,
+            options,
+            locale=locale,
+            file=doc,
+        )
+        before_findings: list[Finding] = []
+        if before is not None:
+            before_findings = analyze_blocks(
+                [Block(id=block, name=block, source=before, locale=locale)],
+                governance,
+                options,
+                locale=locale,
+                file=doc,
+            )
+        introduced = introduced_failures(before_findings, after_findings)
+        ref = ResultRef(doc=doc, block=block, edition=edition or None)
+        introduced_ids = {id(f) for f in introduced}
+        return EditionCheck(
+            introduced=tuple(_result_finding(f, ref) for f in introduced),
+            others=tuple(
+                _result_finding(f, ref) for f in after_findings if id(f) not in introduced_ids
+            ),
+        )
+
+
+def _result_finding(finding: Finding, ref: ResultRef) -> ResultFinding:
+    return ResultFinding(
+        rule=finding.rule,
+        message=finding.message,
+        fails=finding.fails,
+        suggested=finding.suggested or None,
+        at=ref,
+        replacement=finding.replacement,
+    )

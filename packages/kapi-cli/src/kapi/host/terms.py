@@ -1,0 +1,447 @@
+"""The project's terms: import and export them as files, list them, look a wording up.
+
+Terms live in the project store; a person brings them in from a ``kapi-terms``
+JSON bundle, TBX or CSV file (all or nothing: the whole file is read and checked
+before anything is written) and can export them again to keep a copy beside the
+content. Every verb needs a project.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import tempfile
+import unicodedata
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from kapi.host.errors import EXIT_ERROR, EXIT_USAGE, HostError
+
+if TYPE_CHECKING:
+    from kapi.core.change.ports import Actor
+    from kapi.core.governance.terms import Concept, Term, TermsBundle
+    from kapi.host.store import ProjectStore
+    from kapi.host.workspace import Workspace
+
+__all__ = [
+    "FUZZY_THRESHOLD",
+    "TERMS_FORMATS",
+    "export_terms",
+    "import_terms",
+    "list_terms",
+    "lookup_term",
+    "terms_format_for",
+]
+
+TERMS_FORMATS = ("json", "tbx", "csv")
+FUZZY_THRESHOLD = 0.75
+_EXTENSIONS = {".json": "json", ".tbx": "tbx", ".csv": "csv", ".tsv": "csv"}
+_SPACES = re.compile(r"\s+")
+
+
+def terms_format_for(path: str, format: str | None = None) -> str:
+    """The terms format to use: ``format`` if given, else the one the file's extension names."""
+    if format:
+        if format not in TERMS_FORMATS:
+            raise HostError(
+                f"unknown terms format {format!r}; use {', '.join(TERMS_FORMATS)}",
+                exit_code=EXIT_USAGE,
+            )
+        return format
+    found = _EXTENSIONS.get(Path(path).suffix.lower()) if path not in ("", "-") else None
+    if found is None:
+        raise HostError(
+            f"{path or 'stdin'}: cannot tell the terms format from the name; "
+            f"pass --format {'|'.join(TERMS_FORMATS)}",
+            exit_code=EXIT_USAGE,
+        )
+    return found
+
+
+def _store(workspace: Workspace) -> ProjectStore:
+    store = workspace.store
+    if store is None:
+        raise HostError(
+            "no project here: terms live in a project's store; run `kapi init` first "
+            "(or point at a project with -p)",
+            exit_code=EXIT_ERROR,
+        )
+    return store
+
+
+# --- import -------------------------------------------------------------------------
+
+
+def import_terms(
+    workspace: Workspace,
+    path: str,
+    *,
+    format: str | None = None,
+    replace: bool = False,
+    data: bytes | None = None,
+    actor: Actor | None = None,
+) -> dict[str, Any]:
+    """Read a terms file into the project store and return what changed.
+
+    A concept in the file replaces the stored concept with the same id; with
+    ``replace`` the stored concepts the file does not name are removed too.
+    ``data`` stands in for the file's bytes (``path`` is then only its name,
+    ``-`` for stdin). Only a person imports terms: an agent is refused.
+    """
+    from attrs import evolve
+
+    from kapi.host.actor import actor_from_env
+    from kapi.host.store import now
+
+    store = _store(workspace)
+    who = actor if actor is not None else actor_from_env().actor
+    if who.kind == "agent":
+        raise HostError(
+            "terms are a person's decision: a person imports them with `kapi terms import`; "
+            "an agent can propose a term with a `term` op in a change set for review",
+            exit_code=EXIT_ERROR,
+        )
+    kind = terms_format_for(path, format)
+    shown = "stdin" if path in ("", "-") else path
+    if data is None:
+        try:
+            data = Path(path).read_bytes()
+        except OSError as error:
+            raise HostError(f"{shown}: {error.strerror or error}", exit_code=EXIT_USAGE) from None
+    bundle = _parse(data, kind, shown)
+
+    existing = {concept.id: concept for concept in store.concepts()}
+    stamp = now()
+    concepts = [
+        evolve(
+            concept,
+            project_id=concept.project_id or workspace_project_id(workspace),
+            created_at=concept.created_at
+            or (existing[concept.id].created_at if concept.id in existing else "")
+            or stamp,
+            updated_at=concept.updated_at or stamp,
+        )
+        for concept in bundle.concepts
+    ]
+    incoming = {concept.id for concept in concepts}
+    removed = sorted(set(existing) - incoming) if replace else []
+    # New terms land before old ones leave, so a failure never leaves the store emptier.
+    store.put_concepts(concepts)
+    if removed:
+        store.delete_concepts(removed)
+    evidence_path = _evidence_path(workspace, path)
+    op = store.log_context(
+        "import",
+        who,
+        {
+            "subject": {"kind": "terms", "format": kind},
+            "evidence": {"path": evidence_path, "sha256": hashlib.sha256(data).hexdigest()},
+            "count": len(concepts),
+        },
+    )
+    return {
+        "path": evidence_path,
+        "format": kind,
+        "concepts": len(concepts),
+        "terms": sum(len(concept.terms) for concept in concepts),
+        "added": sum(1 for i in incoming if i not in existing),
+        "updated": sum(1 for i in incoming if i in existing),
+        "removed": len(removed),
+        "op": op,
+    }
+
+
+def workspace_project_id(workspace: Workspace) -> str:
+    project = workspace.project
+    return (project.id or project.name) if project is not None else ""
+
+
+def _evidence_path(workspace: Workspace, path: str) -> str:
+    if path in ("", "-"):
+        return "-"
+    project = workspace.project
+    relative = project.relative(Path(path)) if project is not None else None
+    return relative if relative is not None else str(Path(path).resolve())
+
+
+def _parse(data: bytes, kind: str, source: str) -> TermsBundle:
+    """The whole file as a bundle, or a usage error naming the file, line and key."""
+    from kapi.core.governance.errors import GovernanceError
+
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        raise HostError(
+            f"{source}:{line}: not UTF-8 text (byte {error.start}); nothing imported",
+            exit_code=EXIT_USAGE,
+        ) from None
+    try:
+        if kind == "json":
+            return _parse_bundle(text, source)
+        if kind == "tbx":
+            from kapi.core.governance.tbx import parse_tbx
+
+            return parse_tbx(text, source=source)
+        from kapi.core.governance.terms_csv import parse_terms_csv
+
+        return parse_terms_csv(text, source=source)
+    except GovernanceError as error:
+        raise HostError(_describe(error, source), exit_code=EXIT_USAGE) from None
+
+
+def _parse_bundle(text: str, source: str) -> TermsBundle:
+    from kapi.core.governance.errors import GovernanceError
+    from kapi.core.governance.terms import decode_terms_bundle
+
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise GovernanceError(
+            f"not JSON: {error.msg} (column {error.colno})", source, line=error.lineno
+        ) from None
+    except RecursionError:
+        raise GovernanceError("not a terms bundle: nested too deeply", source) from None
+    try:
+        return decode_terms_bundle(data, source)
+    except GovernanceError as error:
+        if error.line is None:
+            error.line = _json_line(text, error.key)
+        raise
+
+
+def _describe(error: Any, source: str) -> str:
+    where = source + (f":{error.line}" if error.line else "")
+    key = f" {error.key}:" if error.key else ""
+    return f"{where}:{key} {error.message}; nothing imported"
+
+
+def _json_line(text: str, key: str) -> int | None:
+    """The line of the value at ``key`` (``concepts[0].terms[1].status``), or of its nearest parent."""
+    try:
+        lines = _json_key_lines(text)
+    except (ValueError, IndexError, RecursionError):
+        return None
+    while key:
+        if key in lines:
+            return lines[key]
+        key = re.sub(r"(\[\d+\]|\.?[^.\[]+)$", "", key)
+    return lines.get("")
+
+
+def _json_key_lines(text: str) -> dict[str, int]:
+    """Where each key path of a (valid) JSON text starts: path -> line number."""
+    from bisect import bisect_right
+    from json.decoder import scanstring
+
+    starts = [0] + [match.end() for match in re.finditer("\n", text)]
+    decoder = json.JSONDecoder()
+    space = re.compile(r"[ \t\n\r]*")
+    lines: dict[str, int] = {}
+
+    def skip(index: int) -> int:
+        match = space.match(text, index)
+        return match.end() if match else index
+
+    def value(index: int, path: str) -> int:
+        index = skip(index)
+        lines.setdefault(path, bisect_right(starts, index))
+        opener = text[index]
+        if opener not in "{[":
+            return int(decoder.raw_decode(text, index)[1])
+        closer = "}" if opener == "{" else "]"
+        index = skip(index + 1)
+        if text[index] == closer:
+            return index + 1
+        number = 0
+        while True:
+            index = skip(index)
+            if opener == "{":
+                name, after = scanstring(text, index + 1)
+                member = f"{path}.{name}" if path else name
+                lines[member] = bisect_right(starts, index)
+                index = value(skip(after) + 1, member)
+            else:
+                index = value(index, f"{path}[{number}]")
+                number += 1
+            index = skip(index)
+            if text[index] == ",":
+                index += 1
+                continue
+            return index + 1
+
+    value(0, "")
+    return lines
+
+
+# --- export -------------------------------------------------------------------------
+
+
+def export_terms(workspace: Workspace, path: str | None = None, *, format: str | None = None) -> str:
+    """The store's terms as a file's text; written to ``path`` unless it is None or ``-``.
+
+    The format is ``format``, else the one ``path``'s extension names, else the
+    ``kapi-terms`` JSON bundle.
+    """
+    from kapi.core.governance.terms import TermsBundle
+
+    store = _store(workspace)
+    to_file = path not in (None, "", "-")
+    kind = terms_format_for(path or "", format) if (format or to_file) else "json"
+    bundle = TermsBundle(concepts=tuple(store.concepts()))
+    if kind == "json":
+        from kapi.core.governance.terms import encode_terms_bundle
+
+        text = json.dumps(encode_terms_bundle(bundle), ensure_ascii=False, indent=2) + "\n"
+    elif kind == "tbx":
+        from kapi.core.governance.tbx import write_tbx
+
+        text = write_tbx(bundle, source_language=workspace.source_language)
+    else:
+        from kapi.core.governance.terms_csv import write_terms_csv
+
+        text = write_terms_csv(bundle)
+    if to_file:
+        assert path is not None
+        _write_atomically(Path(path), text)
+    return text
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    target = path.resolve()
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
+                out.write(text)
+            os.replace(temporary, target)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+    except OSError as error:
+        raise HostError(f"{path}: {error.strerror or error}", exit_code=EXIT_ERROR) from None
+
+
+# --- list and lookup ----------------------------------------------------------------
+
+
+def list_terms(
+    workspace: Workspace, *, locale: str | None = None, status: str | None = None
+) -> list[dict[str, Any]]:
+    """Every stored term (in ``locale`` and its variants, with ``status``), sorted by wording."""
+    from kapi.core.governance.terms import TERM_STATUSES, locale_matches
+
+    store = _store(workspace)
+    wanted_locale = _canonical(locale) if locale else ""
+    if status and status not in TERM_STATUSES:
+        raise HostError(
+            f"status {status!r} is not one of {', '.join(TERM_STATUSES)}", exit_code=EXIT_USAGE
+        )
+    rows = [
+        _row(concept, term)
+        for concept in store.concepts()
+        for term in concept.terms
+        if locale_matches(term.locale, wanted_locale) and (not status or term.status == status)
+    ]
+    return sorted(rows, key=lambda row: (row["term"].casefold(), row["locale"], row["concept"]))
+
+
+def lookup_term(
+    workspace: Workspace, text: str, *, locale: str | None = None
+) -> list[dict[str, Any]]:
+    """Stored terms that match ``text``: exact, then normalised (case, spaces), then fuzzy.
+
+    Each hit names its ``tier`` and a ``score`` (1.0 for exact and normalised,
+    the Levenshtein ratio for fuzzy hits, at least :data:`FUZZY_THRESHOLD`).
+    """
+    from kapi.core.governance.terms import locale_matches
+
+    store = _store(workspace)
+    wanted_locale = _canonical(locale) if locale else ""
+    query = _normalise(text)
+    if not query:
+        raise HostError("nothing to look up: give a word or phrase", exit_code=EXIT_USAGE)
+    hits: list[tuple[int, float, dict[str, Any]]] = []
+    for concept in store.concepts():
+        for term in concept.terms:
+            if not locale_matches(term.locale, wanted_locale):
+                continue
+            normal = _normalise(term.text)
+            if term.text == text:
+                tier, rank, score = "exact", 0, 1.0
+            elif normal == query:
+                tier, rank, score = "normalized", 1, 1.0
+            else:
+                score = _ratio(query, normal)
+                if score < FUZZY_THRESHOLD:
+                    continue
+                tier, rank = "fuzzy", 2
+            hits.append((rank, score, {"tier": tier, "score": round(score, 3), **_row(concept, term)}))
+    hits.sort(key=lambda hit: (hit[0], -hit[1], hit[2]["term"].casefold(), hit[2]["locale"]))
+    return [hit[2] for hit in hits]
+
+
+def _row(concept: Concept, term: Term) -> dict[str, Any]:
+    from kapi.core.governance.terms import rules_from_concepts
+
+    replacement = ""
+    if term.competitor_term or term.status in ("deprecated", "forbidden"):
+        rule = next(
+            (r for r in rules_from_concepts([concept], term.locale) if r.term == term.text), None
+        )
+        replacement = rule.replacement if rule is not None else ""
+    return {
+        "term": term.text,
+        "locale": term.locale,
+        "status": term.status,
+        "concept": concept.id,
+        "replacement": replacement,
+        "note": term.note,
+        "competitor": term.competitor_term,
+        "do_not_translate": concept.do_not_translate,
+        "forms": list(term.forms),
+        "source": concept.source,
+    }
+
+
+def _canonical(locale: str) -> str:
+    from kapi.core.edition import EditionKeyError, canonical_locale
+
+    try:
+        return canonical_locale(locale)
+    except EditionKeyError as error:
+        raise HostError(str(error), exit_code=EXIT_USAGE) from None
+
+
+def _normalise(text: str) -> str:
+    return _SPACES.sub(" ", unicodedata.normalize("NFKC", text)).strip().casefold()
+
+
+def _ratio(a: str, b: str) -> float:
+    """Levenshtein similarity: 1 - distance / length of the longer text."""
+    longest = max(len(a), len(b))
+    if not longest:
+        return 1.0
+    if abs(len(a) - len(b)) > longest * (1 - FUZZY_THRESHOLD):
+        return 0.0  # too different in length to reach the threshold
+    return 1 - _distance(a, b) / longest
+
+
+def _distance(a: str, b: str) -> int:
+    previous = list(range(len(b) + 1))
+    for i, left in enumerate(a, 1):
+        current = [i]
+        for j, right in enumerate(b, 1):
+            current.append(
+                min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (left != right))
+            )
+        previous = current
+    return previous[-1]
+
+
+def _unused(_: Iterable[object]) -> None:  # pragma: no cover
+    return None
