@@ -84,18 +84,37 @@ def main() -> None:
 
     step("A placeholder may not be dropped: the guard refuses")
     records = json.loads(run("inspect", "locales/en.json", cwd=work, show=False))
-    pay_block = next(r for r in records if r["ref"]["block"] == "checkout.pay")
-    broken = {
+    by_key = {r["ref"]["block"]: r for r in records}
+    pay_block = by_key["checkout.pay"]
+    broken = {"ops": [{"op": "set_content", "at": pay_block["ref"], "if_match": pay_block["rev"], "text": "Pay now"}]}
+    run("apply", "-", cwd=work, stdin=json.dumps(broken), expect=3)
+
+    step("Translations live in their own files: the fr edition of en.json is locales/fr.json")
+    title = by_key["checkout.title"]
+    print(f"  fr edition of checkout.title: {title['editions']['fr']['text']!r} ({title['editions']['fr']['rev']})")
+    french = {
         "ops": [
             {
                 "op": "set_content",
-                "at": pay_block["ref"],
-                "if_match": pay_block["rev"],
-                "text": "Pay now",
+                "at": {**title["ref"], "edition": "fr"},
+                "if_match": title["editions"]["fr"]["rev"],
+                "text": "Valider la commande",
             }
         ]
     }
-    run("apply", "-", cwd=work, stdin=json.dumps(broken), expect=3)
+    run("apply", "-", cwd=work, stdin=json.dumps(french))
+    print((work / "locales" / "fr.json").read_text())
+
+    step("An edit that breaks the voice is refused at commit (gate_failed)")
+    home = by_key["nav.home"]
+    pushy = {"ops": [{"op": "set_content", "at": home["ref"], "if_match": home["rev"], "text": "Simply home"}]}
+    run("apply", "-", cwd=work, stdin=json.dumps(pushy), expect=3)
+
+    step("A person brings in the project's terms")
+    run("terms", "import", "terms.json", cwd=work)
+
+    step("Check everything the project declares against its voices and terms")
+    run("check", cwd=work, expect=3)
 
     step("Count the content")
     run("stats", "locales", "docs", cwd=work)
