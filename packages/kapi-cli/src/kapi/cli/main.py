@@ -318,8 +318,10 @@ def init(source_lang: str, force: bool, as_json: bool, folder: str) -> None:
 
 def _register() -> None:
     from kapi.cli.check import check
+    from kapi.cli.terms import terms as terms_group
 
     cli.add_command(check)
+    cli.add_command(terms_group)
 
 
 _register()

@@ -45,6 +45,9 @@ def block_lines(document: Document) -> dict[str, Lines] | None:
     if callable(provider):
         found = provider()
         return {key: Lines(start, end) for key, (start, end) in found.items()}
+    inner = getattr(skeleton, "text", None)
+    if inner is not None and not isinstance(inner, str) and hasattr(inner, "spans"):
+        skeleton = inner  # a format's skeleton wrapping a span skeleton (Markdown)
     spans = getattr(skeleton, "spans", None)
     text = getattr(skeleton, "text", None)
     if spans is None or not isinstance(text, str):

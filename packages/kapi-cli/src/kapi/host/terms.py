@@ -14,7 +14,6 @@ import os
 import re
 import tempfile
 import unicodedata
-from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -118,7 +117,6 @@ def import_terms(
     concepts = [
         evolve(
             concept,
-            project_id=concept.project_id or workspace_project_id(workspace),
             created_at=concept.created_at
             or (existing[concept.id].created_at if concept.id in existing else "")
             or stamp,
@@ -152,11 +150,6 @@ def import_terms(
         "removed": len(removed),
         "op": op,
     }
-
-
-def workspace_project_id(workspace: Workspace) -> str:
-    project = workspace.project
-    return (project.id or project.name) if project is not None else ""
 
 
 def _evidence_path(workspace: Workspace, path: str) -> str:
@@ -280,7 +273,9 @@ def _json_key_lines(text: str) -> dict[str, int]:
 # --- export -------------------------------------------------------------------------
 
 
-def export_terms(workspace: Workspace, path: str | None = None, *, format: str | None = None) -> str:
+def export_terms(
+    workspace: Workspace, path: str | None = None, *, format: str | None = None
+) -> str:
     """The store's terms as a file's text; written to ``path`` unless it is None or ``-``.
 
     The format is ``format``, else the one ``path``'s extension names, else the
@@ -380,7 +375,9 @@ def lookup_term(
                 if score < FUZZY_THRESHOLD:
                     continue
                 tier, rank = "fuzzy", 2
-            hits.append((rank, score, {"tier": tier, "score": round(score, 3), **_row(concept, term)}))
+            hits.append(
+                (rank, score, {"tier": tier, "score": round(score, 3), **_row(concept, term)})
+            )
     hits.sort(key=lambda hit: (hit[0], -hit[1], hit[2]["term"].casefold(), hit[2]["locale"]))
     return [hit[2] for hit in hits]
 
@@ -441,7 +438,3 @@ def _distance(a: str, b: str) -> int:
             )
         previous = current
     return previous[-1]
-
-
-def _unused(_: Iterable[object]) -> None:  # pragma: no cover
-    return None
