@@ -37,7 +37,9 @@ def test_public_modules_declare_their_surface(name):
 
 def test_decode_errors_carry_code_pointer_and_message():
     with pytest.raises(change.ChangeError) as err:
-        change.decode_change_set(b'{"ops": [{"op": "set_content", "at": {"doc": "a", "block": "b"}, "if_match": 5, "text": "x"}]}')
+        change.decode_change_set(
+            b'{"ops": [{"op": "set_content", "at": {"doc": "a", "block": "b"}, "if_match": 5, "text": "x"}]}'
+        )
     assert err.value.info.code == "invalid"
     assert err.value.info.pointer == "/ops/0/if_match"
     assert err.value.info.message
@@ -50,7 +52,12 @@ def test_schemas_are_json_schemas():
 
 
 def test_edit_text_and_revisions():
-    runs = (Text("Click "), PcOpen(id="1", type="fmt:bold", data="<b>"), Text("here"), PcClose(id="1", type="fmt:bold", data="</b>"))
+    runs = (
+        Text("Click "),
+        PcOpen(id="1", type="fmt:bold", data="<b>"),
+        Text("here"),
+        PcClose(id="1", type="fmt:bold", data="</b>"),
+    )
     text = render_edit_text(runs)
     assert text == 'Click <x id="1"/>here<x id="/1"/>'
     assert parse_edit_text(text, runs) == runs
@@ -60,8 +67,21 @@ def test_edit_text_and_revisions():
 def test_running_the_change_service_over_a_home():
     block = Block(id="b1", name="greeting", locale="en", source=(Text("Hello"),))
     home = change.MemoryHome({"ui": Document(format="memory", locale="en", blocks=(block,))})
-    wire = json.dumps({"ops": [{"op": "set_content", "at": {"doc": "ui", "block": "greeting"}, "if_match": revision("en", block.source), "text": "Hi"}]})
-    result = change.ChangeService(home).apply(change.decode_change_set(wire), change.Actor("tool", name="my-tool"))
+    wire = json.dumps(
+        {
+            "ops": [
+                {
+                    "op": "set_content",
+                    "at": {"doc": "ui", "block": "greeting"},
+                    "if_match": revision("en", block.source),
+                    "text": "Hi",
+                }
+            ]
+        }
+    )
+    result = change.ChangeService(home).apply(
+        change.decode_change_set(wire), change.Actor("tool", name="my-tool")
+    )
     encoded = change.encode_result(result)
     assert encoded["status"] == "applied"
     assert encoded["ops"][0]["after"] == revision("en", (Text("Hi"),))

@@ -16,7 +16,8 @@ from kapi.core.format import FormatCodec
 from kapi.core.model import Block, Document, Edition, Plural, Run, Runs, Select, Text
 
 _PSEUDO = str.maketrans(
-    "aeiouyAEIOUYcnsz", "\u00e5\u00e9\u00ee\u00f8\u00fc\u00fd\u00c5\u00c9\u00ce\u00d8\u00dc\u00dd\u00e7\u00f1\u0161\u017e"
+    "aeiouyAEIOUYcnsz",
+    "\u00e5\u00e9\u00ee\u00f8\u00fc\u00fd\u00c5\u00c9\u00ce\u00d8\u00dc\u00dd\u00e7\u00f1\u0161\u017e",
 )
 
 
@@ -103,17 +104,31 @@ def assert_faithful(codec: FormatCodec, data: bytes, path: str, locale: str = "e
         index = text_runs[0]
         first = runs[index]
         assert isinstance(first, Text)
-        edited_runs = (*runs[:index], evolve(first, text="Kapiword " + first.text), *runs[index + 1 :])
+        edited_runs = (
+            *runs[:index],
+            evolve(first, text="Kapiword " + first.text),
+            *runs[index + 1 :],
+        )
         if document.target_locale:
             status = block.targets[document.target_locale].status
-            changed = block.with_target(document.target_locale, Edition(runs=edited_runs, status=status))
+            changed = block.with_target(
+                document.target_locale, Edition(runs=edited_runs, status=status)
+            )
         else:
             changed = block.with_source(edited_runs)
         blocks = tuple(changed if b.id == block.id else b for b in document.blocks)
         out = codec.write(document.with_blocks(blocks))
-        assert b"Kapiword" in out or "Kapiword".encode("utf-16-le") in out or "Kapiword".encode("utf-16-be") in out
+        assert (
+            b"Kapiword" in out
+            or "Kapiword".encode("utf-16-le") in out
+            or "Kapiword".encode("utf-16-be") in out
+        )
         again = codec.read(out, path=path, locale=locale)
-        moved = [b.id for b, o in zip(document.blocks, again.blocks) if b.id != block.id and _edition(b, document) != _edition(o, again)]
+        moved = [
+            b.id
+            for b, o in zip(document.blocks, again.blocks)
+            if b.id != block.id and _edition(b, document) != _edition(o, again)
+        ]
         assert not moved, f"{path}: editing {block.id} changed {moved[:3]}"
         assert out.startswith(data[:3]) or not data.startswith(b"\xef\xbb\xbf")
         assert out.endswith(b"\n") == data.endswith(b"\n")

@@ -46,8 +46,15 @@ def _download(source: Source, into: Path) -> Path:
         return target
     if source.registry == "pypi":
         command = [
-            sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
-            "--dest", str(into), f"{source.name}=={source.version}",
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--quiet",
+            "--no-deps",
+            "--dest",
+            str(into),
+            f"{source.name}=={source.version}",
         ]
         command += ["--only-binary", ":all:"] if source.binary else ["--no-binary", ":all:"]
     elif source.registry == "npm":

@@ -146,6 +146,20 @@ PPTX = FormatSpec(
 )
 
 SPECS: tuple[FormatSpec, ...] = (
-    JSON, ARB, YAML, PO, XLIFF, XLIFF2, ANDROID, APPLE_STRINGS, STRINGSDICT,
-    PROPERTIES, MARKDOWN, HTML, PLAINTEXT, DOCX, XLSX, PPTX,
+    JSON,
+    ARB,
+    YAML,
+    PO,
+    XLIFF,
+    XLIFF2,
+    ANDROID,
+    APPLE_STRINGS,
+    STRINGSDICT,
+    PROPERTIES,
+    MARKDOWN,
+    HTML,
+    PLAINTEXT,
+    DOCX,
+    XLSX,
+    PPTX,
 )

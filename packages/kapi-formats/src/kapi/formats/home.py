@@ -145,9 +145,7 @@ class FileHome:
             old_lines = _block_lines(staged.document)
             codec = registry.load_codec(staged.capabilities.name)
             new_lines = _block_lines(codec.read(data, path=staged.doc, locale=self.locale))
-        return "".join(
-            difflib.unified_diff(old_lines, new_lines, f"a/{key}", f"b/{key}")
-        )
+        return "".join(difflib.unified_diff(old_lines, new_lines, f"a/{key}", f"b/{key}"))
 
     def commit(self, writes: Sequence[Write]) -> CommitOutcome:
         ordered = sorted(writes, key=lambda write: write.key)
