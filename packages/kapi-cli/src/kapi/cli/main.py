@@ -57,7 +57,7 @@ def cli(ctx: click.Context, project: str | None) -> None:
 
     \b
     Work:    inspect FILE…   apply SET    check FILE…   stats FILE…
-    Project: init
+    Project: init   voice …   terms …
     Formats: formats
     Exit codes: 0 ok, 1 error, 2 usage or invalid input, 3 refused or gate failed, 5 unreachable.
     """
@@ -319,9 +319,11 @@ def init(source_lang: str, force: bool, as_json: bool, folder: str) -> None:
 def _register() -> None:
     from kapi.cli.check import check
     from kapi.cli.terms import terms as terms_group
+    from kapi.cli.voice import voice
 
     cli.add_command(check)
     cli.add_command(terms_group)
+    cli.add_command(voice)
 
 
 _register()

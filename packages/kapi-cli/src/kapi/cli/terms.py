@@ -25,7 +25,7 @@ def terms() -> None:
     """The project's terms: the words to use, the words to avoid, and what stays untranslated.
 
     Terms live in the project store (.kapi/project.db). Import them from a
-    kapi-terms JSON bundle, a TBX file or a CSV sheet, look a word up while you
+    JSON terms bundle, a TBX file or a CSV sheet, look a word up while you
     write, and export them to keep a reviewed copy under version control.
     `kapi check` reports a forbidden or competitor term as a failure and a
     deprecated one as a note, with the preferred term as the fix.
@@ -75,7 +75,7 @@ def import_(file: str, format_name: str | None, replace: bool, as_json: bool) ->
         return
     removed = f", {summary['removed']} removed" if summary["removed"] else ""
     warn(
-        f"imported {summary['concepts']} concepts ({summary['terms']} terms) from "
+        f"imported {_count(summary['concepts'], 'concept')} ({_count(summary['terms'], 'term')}) from "
         f"{summary['path']}: {summary['added']} new, {summary['updated']} replaced{removed}"
     )
 
@@ -107,7 +107,10 @@ def export(file: str, format_name: str | None) -> None:
 
 
 @terms.command("list")
-@click.option("--locale", help="Only terms in this language (en also shows en-GB and en-US).")
+@click.option(
+    "--locale",
+    help="Only terms that hold in this language (en also shows en-GB terms; en-GB also shows en terms).",
+)
 @click.option(
     "--status",
     type=click.Choice(["proposed", "approved", "preferred", "admitted", "deprecated", "forbidden"]),
@@ -136,7 +139,10 @@ def list_(locale: str | None, status: str | None, as_json: bool) -> None:
 
 @terms.command("lookup")
 @click.argument("text")
-@click.option("--locale", help="Only terms in this language (en also shows en-GB and en-US).")
+@click.option(
+    "--locale",
+    help="Only terms that hold in this language (en also shows en-GB terms; en-GB also shows en terms).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the matches as a JSON array.")
 def lookup(text: str, locale: str | None, as_json: bool) -> None:
     """Find what the project says about TEXT: the term itself, and terms spelled like it.
@@ -185,3 +191,7 @@ def _advice(row: dict[str, Any]) -> str:
     if row["note"] and row["note"] not in parts:
         parts.append(row["note"])
     return "; ".join(parts)
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" + ("" if number == 1 else "s")

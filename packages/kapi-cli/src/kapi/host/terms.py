@@ -100,7 +100,7 @@ def import_terms(
     if who.kind == "agent":
         raise HostError(
             "terms are a person's decision: a person imports them with `kapi terms import`; "
-            "an agent can propose a term with a `term` op in a change set for review",
+            "ask the person you work for to run it",
             exit_code=EXIT_ERROR,
         )
     kind = terms_format_for(path, format)
@@ -228,7 +228,6 @@ def _json_line(text: str, key: str) -> int | None:
 def _json_key_lines(text: str) -> dict[str, int]:
     """Where each key path of a (valid) JSON text starts: path -> line number."""
     from bisect import bisect_right
-    from json.decoder import scanstring
 
     starts = [0] + [match.end() for match in re.finditer("\n", text)]
     decoder = json.JSONDecoder()
@@ -253,7 +252,7 @@ def _json_key_lines(text: str) -> dict[str, int]:
         while True:
             index = skip(index)
             if opener == "{":
-                name, after = scanstring(text, index + 1)
+                name, after = decoder.raw_decode(text, index)
                 member = f"{path}.{name}" if path else name
                 lines[member] = bisect_right(starts, index)
                 index = value(skip(after) + 1, member)
