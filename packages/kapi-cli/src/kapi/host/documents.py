@@ -56,6 +56,7 @@ def read_inputs(
     from kapi.formats.home import FileHome
 
     home = home or FileHome(Path.cwd(), locale=locale)
+    seen: set[str] = set()  # a translation's own file reads as its source: read that once
     for path in paths:
         try:
             if path == "-" or format_name:
@@ -94,6 +95,9 @@ def read_inputs(
         except OSError as err:
             yield FileFailure(path, f"{path}: {err.strerror or err}", "invalid")
             continue
+        if staged.doc in seen:
+            continue
+        seen.add(staged.doc)
         yield InspectedFile(
             path=staged.doc,
             format=staged.capabilities.name,
