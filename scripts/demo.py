@@ -40,7 +40,7 @@ def run(*args: str, cwd: Path, stdin: str | None = None, expect: int = 0, show: 
 
 def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="kapi-demo-")) / "shop"
-    shutil.copytree(ROOT / "examples" / "shop", work)
+    shutil.copytree(ROOT / "examples" / "shop", work, ignore=shutil.ignore_patterns(".kapi"))
     print(f"Working on a copy of examples/shop in {work}")
 
     step("Which formats kapi reads and writes")
