@@ -109,10 +109,9 @@ def get(name: str) -> FormatSpec:
 def _candidates(path: str) -> list[FormatSpec]:
     lower = PurePath(path).name.lower()
     matches = [
-        spec
-        for spec in _registry().values()
-        if any(lower.endswith(ext) for ext in spec.extensions)
+        spec for spec in _registry().values() if any(lower.endswith(ext) for ext in spec.extensions)
     ]
+
     # The longest matching extension first (".stringsdict" before ".strings"), then priority.
     def rank(spec: FormatSpec) -> tuple[int, int]:
         longest = max(len(ext) for ext in spec.extensions if lower.endswith(ext))
