@@ -1,0 +1,459 @@
+"""PowerPoint decks (.pptx, .pptm, .potx): text paragraphs of shapes as blocks, edited in place.
+
+Blocks: every DrawingML paragraph (``a:p``) with text in a shape's text body
+(``p:sp``, in groups too) or a table cell (``p:graphicFrame``), on the slides in
+presentation order, each slide followed by its notes, then the slide masters,
+each followed by its layouts. A block's id and name are
+``<part stem>/shape<id>/p<n>`` (``slide3/shape5/p1``), where the stem is the
+part's file name (stable when slides are reordered; ``properties["slide"]``
+holds the position), ``id`` the shape's ``p:cNvPr`` id, ``n`` the paragraph's
+position in the text body from 1; table cells add ``/r<row>c<col>``
+(``slide3/shape7/r1c2/p1``); notes are ``slide3/notes/shape2/p1``; a shape id
+repeated in one slide gets ``~2``, ``~3`` on its later copies. Roles: a
+title placeholder's paragraphs are ``heading`` level 1, table cells
+``table-cell``. The document's language is the ``locale`` argument, else ``en``.
+
+Runs: the base formatting (runs without ``a:rPr`` if any, else the run
+properties under most of the text) makes no code;
+sibling runs with other properties (``dirty``, ``err``, ``smtClean``
+ignored, so spell-check splits merge) are a pair ``fmt:bold`` /
+``fmt:italic`` / ``fmt:underline`` / ``fmt:strikethrough`` / ``fmt:style`` or,
+with ``a:hlinkClick``, ``link:hyperlink`` (``href`` from the relationship), sub_type
+``pptx:run``, open ``data`` the run's start tag and ``a:rPr``, close
+``</a:r>``. ``a:br`` is ``fmt:linebreak``; ``a:fld`` (slide number, date) a
+``code:field`` placeholder whose equiv is its current text; math and other
+content ``code:tag``. A newline in edited text becomes ``a:br`` between runs.
+Writing follows :mod:`kapi.formats.office.inline`; limits those of
+:mod:`kapi.formats.office.package`. Charts, SmartArt and embedded objects
+are not read (their parts are copied untouched).
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections import Counter
+
+from attrs import frozen
+
+from kapi.core.edition import EditionKeyError, canonical_locale
+from kapi.core.format import DEFAULT_LIMITS, FormatError, Limits, WriteRefused
+from kapi.core.model import Block, Document, PcClose, PcOpen, Ph
+from kapi.formats.office.inline import (
+    OUTER_LEVEL,
+    RUN_PAIR,
+    STANDALONE,
+    CodeInfo,
+    Dialect,
+    InlineBuilder,
+    ParagraphSkeleton,
+    PartEdits,
+    choose_base,
+    refuse_targets,
+)
+from kapi.formats.office.package import (
+    OfficePackage,
+    Relationship,
+    gc_paused,
+    open_package,
+    write_package,
+)
+from kapi.formats.office.xmlsplice import Ancestors, Element, escape_text
+
+__all__ = ["PptxFormat"]
+
+_INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+_EDITOR_STATE = re.compile(rb'\s+(?:dirty|err|smtClean|smtId|noProof|bmk)="[^"]*"')
+_BETWEEN_TAGS = re.compile(rb">\s+<")
+_TITLES = frozenset({"title", "ctrTitle"})
+
+
+class PptxDialect(Dialect):
+    """DrawingML text: one ``a:t`` per ``a:r``; a line break is an ``a:br`` between runs."""
+
+    preserve_edges = False  # DrawingML keeps a:t whitespace as written
+
+    def escape(self, text: str, prefix: bytes, run_open: bytes, block: str) -> tuple[bytes, str]:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+        bad = _INVALID_XML.search(text)
+        if bad:
+            raise WriteRefused(
+                f"block {block}: character U+{ord(bad.group()):04X} cannot be written in XML",
+                capability="characters",
+                block=block,
+            )
+        pieces = text.split("\n")
+        out = [escape_text(pieces[0]).encode("utf-8")]
+        reopen = run_open or b"<" + prefix + b"r>"
+        for piece in pieces[1:]:
+            out.append(
+                b"</"
+                + prefix
+                + b"t></"
+                + prefix
+                + b"r><"
+                + prefix
+                + b"br/>"
+                + reopen
+                + b"<"
+                + prefix
+                + b"t>"
+                + escape_text(piece).encode("utf-8")
+            )
+        return b"".join(out), pieces[0]
+
+    def synthesize(
+        self, run: Ph | PcOpen | PcClose, prefix: bytes, block: str
+    ) -> tuple[bytes, CodeInfo]:
+        if isinstance(run, Ph) and run.type == "fmt:linebreak":
+            return b"<" + prefix + b"br/>", CodeInfo(0, 0, STANDALONE, OUTER_LEVEL)
+        return super().synthesize(run, prefix, block)
+
+
+_DIALECT = PptxDialect()
+
+
+@frozen
+class PptxSkeleton:
+    """The package and, per block, the paragraph it was read from."""
+
+    package: OfficePackage
+    paragraphs: dict[str, tuple[tuple[str, ParagraphSkeleton], ...]]
+
+
+class PptxFormat:
+    """PowerPoint decks, edited in place (editable and round-trip, not generative)."""
+
+    name = "pptx"
+
+    def __init__(self, limits: Limits = DEFAULT_LIMITS) -> None:
+        self.limits = limits
+
+    def read(self, data: bytes, *, path: str = "", locale: str = "") -> Document:
+        with gc_paused():
+            return self._read(data, path, locale)
+
+    def _read(self, data: bytes, path: str, locale: str) -> Document:
+        package = open_package(data, path=path, kind="pptx", limits=self.limits)
+        doc_locale = _canonical(locale, path) or "en"
+        main = package.main_part
+        blocks: list[Block] = []
+        paragraphs: dict[str, tuple[tuple[str, ParagraphSkeleton], ...]] = {}
+
+        def read_part(part: str, stem: str, position: int) -> None:
+            reader = _SlideReader(package, part, stem, position, doc_locale)
+            blocks.extend(reader.blocks)
+            paragraphs.update(reader.paragraphs)
+
+        slides, masters = _presentation_order(package, main)
+        for position, slide in enumerate(slides, start=1):
+            stem = _stem(slide)
+            read_part(slide, stem, position)
+            for notes in package.related(slide, "notesSlide"):
+                read_part(package.target(slide, notes), f"{stem}/notes", position)
+        seen_layouts: set[str] = set()
+        for master in masters:
+            read_part(master, _stem(master), 0)
+            for layout in package.related(master, "slideLayout"):
+                entry = package.target(master, layout)
+                if entry not in seen_layouts:
+                    seen_layouts.add(entry)
+                    read_part(entry, _stem(entry), 0)
+        return Document(
+            format=self.name,
+            blocks=tuple(blocks),
+            locale=doc_locale,
+            skeleton=PptxSkeleton(package, paragraphs),
+        )
+
+    def write(self, document: Document) -> bytes:
+        skeleton = document.skeleton
+        if not isinstance(skeleton, PptxSkeleton):
+            raise WriteRefused(
+                "a PowerPoint deck can only be written back over the file it was read from",
+                capability="generative",
+            )
+        refuse_targets(document.blocks, "PowerPoint")
+        edits = PartEdits(skeleton.package.read)
+        for block in document.blocks:
+            found = skeleton.paragraphs.get(block.id)
+            if not found or block.source == found[0][1].runs:
+                continue
+            for part, paragraph in found:
+                edits.paragraph(part, paragraph, block.source, block.id)
+        return write_package(skeleton.package, edits.rendered())
+
+
+def _canonical(tag: str, path: str) -> str:
+    if not tag:
+        return ""
+    try:
+        return canonical_locale(tag)
+    except EditionKeyError:
+        raise FormatError(f"{tag!r} is not a language tag", path=path) from None
+
+
+def _stem(part: str) -> str:
+    return posixpath.splitext(posixpath.basename(part))[0]
+
+
+def _presentation_order(package: OfficePackage, main: str) -> tuple[list[str], list[str]]:
+    """Slides in show order and masters, as entry names; each relationship checked."""
+    by_id = package.targets_by_id(main)
+    slide_ids: list[str] = []
+    master_ids: list[str] = []
+
+    def collect(element: Element, _ancestors: Ancestors) -> None:
+        (slide_ids if element.name == "p:sldId" else master_ids).append(
+            element.attrs.get("r:id", "")
+        )
+
+    package.parse(main, frozenset({"p:sldId", "p:sldMasterId"}), collect)
+
+    def resolve(ids: list[str], kind: str) -> list[str]:
+        out: list[str] = []
+        for rel_id in ids:
+            relationship = by_id.get(rel_id)
+            if relationship is None:
+                raise FormatError(
+                    f"part {main} lists {kind} {rel_id}, which has no relationship",
+                    path=package.path,
+                    capability="dangling-relationship",
+                )
+            out.append(package.target(main, relationship))
+        return out
+
+    return resolve(slide_ids, "slide"), resolve(master_ids, "slide master")
+
+
+class _SlideReader:
+    """Reads the text of every shape of one slide-like part."""
+
+    def __init__(
+        self, package: OfficePackage, part: str, stem: str, position: int, locale: str
+    ) -> None:
+        self.part = part
+        self.stem = stem
+        self.position = position
+        self.locale = locale
+        self.relationships = package.targets_by_id(part)
+        self.blocks: list[Block] = []
+        self.paragraphs: dict[str, tuple[tuple[str, ParagraphSkeleton], ...]] = {}
+        self.seen: dict[str, int] = {}
+        self.data = package.read(part)
+        package.parse(part, _wants_shape, self._on_shape, data=self.data)
+
+    def _on_shape(self, shape: Element, ancestors: Ancestors) -> None:
+        if any(name == "mc:Fallback" for name, _attrs in ancestors):
+            return
+        shape_id = ""
+        placeholder = ""
+        for element in shape.iter():
+            if element.name == "p:cNvPr" and not shape_id:
+                shape_id = element.attrs.get("id", "")
+            elif element.name == "p:ph" and not placeholder:
+                placeholder = element.attrs.get("type", "body")
+            if shape_id and placeholder:
+                break
+        base = f"{self.stem}/shape{shape_id}"
+        # Shape ids should be unique in a slide; a copy-pasted shape can repeat one.
+        self.seen[base] = self.seen.get(base, 0) + 1
+        if self.seen[base] > 1:
+            base += f"~{self.seen[base]}"
+        if shape.name == "p:sp":
+            body = shape.first("p:txBody")
+            if body is not None:
+                role = "heading" if placeholder in _TITLES else ""
+                self._text_body(body, base, role)
+            return
+        for table in shape.iter("a:tbl"):
+            rows = [row for row in table.children if row.name == "a:tr"]
+            for row_number, row in enumerate(rows, start=1):
+                cells = [cell for cell in row.children if cell.name == "a:tc"]
+                for column, cell in enumerate(cells, start=1):
+                    body = cell.first("a:txBody")
+                    if body is not None:
+                        self._text_body(body, f"{base}/r{row_number}c{column}", "table-cell")
+            break
+
+    def _text_body(self, body: Element, base: str, role: str) -> None:
+        number = 0
+        for paragraph in body.children:
+            if paragraph.name != "a:p":
+                continue
+            number += 1
+            built = _walk_paragraph(paragraph, self.data, self.relationships)
+            if built is None:
+                continue
+            block_id = f"{base}/p{number}"
+            properties = {"part": self.part}
+            if self.position:
+                properties["slide"] = str(self.position)
+            self.paragraphs[block_id] = ((self.part, built),)
+            self.blocks.append(
+                Block(
+                    id=block_id,
+                    source=built.runs,
+                    name=block_id,
+                    role=role,
+                    level=1 if role == "heading" else 0,
+                    locale=self.locale,
+                    properties=properties,
+                )
+            )
+
+
+def _wants_shape(name: str, _ancestors: Ancestors) -> bool:
+    return name in ("p:sp", "p:graphicFrame")
+
+
+def _rpr_key(data: bytes, properties: Element | None) -> bytes:
+    if properties is None:
+        return b""
+    raw = _EDITOR_STATE.sub(b"", data[properties.start : properties.end])
+    raw = _BETWEEN_TAGS.sub(b"><", raw)
+    return re.sub(rb"^<[^\s>/]+", b"", raw)
+
+
+def _pair(
+    properties: Element | None, relationships: dict[str, Relationship]
+) -> tuple[str, dict[str, str]]:
+    if properties is None:
+        return "fmt:style", {}
+    link = properties.first("a:hlinkClick")
+    if link is not None:
+        relationship = relationships.get(link.attrs.get("r:id", ""))
+        attrs = (
+            {"href": relationship.target}
+            if relationship is not None and relationship.target
+            else {}
+        )
+        return "link:hyperlink", attrs
+    attrs = properties.attrs
+    if attrs.get("b") in ("1", "true"):
+        return "fmt:bold", {}
+    if attrs.get("i") in ("1", "true"):
+        return "fmt:italic", {}
+    if attrs.get("u", "none") != "none":
+        return "fmt:underline", {}
+    if attrs.get("strike", "noStrike") != "noStrike":
+        return "fmt:strikethrough", {}
+    return "fmt:style", {}
+
+
+def _walk_paragraph(
+    paragraph: Element, data: bytes, relationships: dict[str, Relationship]
+) -> ParagraphSkeleton | None:
+    content = [child for child in paragraph.children if child.name not in ("a:pPr", "a:endParaRPr")]
+    if not content:
+        return None
+    raw_name = paragraph.raw_name(data)
+    prefix = raw_name[: raw_name.index(b":") + 1] if b":" in raw_name else b""
+    runs: list[tuple[Element, Element | None, bytes]] = []
+    weights: Counter[bytes] = Counter()
+    for element in content:
+        if element.name == "a:r":
+            first = element.children[0] if element.children else None
+            properties = first if first is not None and first.name == "a:rPr" else None
+            key = _rpr_key(data, properties)
+            runs.append((element, properties, key))
+            weights[key] += len(element.all_text("a:t"))
+    base_key = choose_base(weights)
+    base_open = b"<" + prefix + b"r>"
+    for element, properties, key in runs:
+        if key == base_key:
+            base_open = data[
+                element.start : properties.end
+                if properties is not None
+                else element.start_end(data)
+            ]
+            break
+    keys = {id(element): (properties, key) for element, properties, key in runs}
+
+    builder = InlineBuilder(data)
+    index = 0
+    while index < len(content):
+        element = content[index]
+        if element.name == "a:r":
+            properties, key = keys[id(element)]
+            stop = index
+            while (
+                stop + 1 < len(content)
+                and content[stop + 1].name == "a:r"
+                and keys[id(content[stop + 1])][1] == key
+            ):
+                stop += 1
+            group = content[index : stop + 1]
+            code_id = ""
+            pair_type = ""
+            if key != base_key:
+                pair_type, attrs = _pair(properties, relationships)
+                open_end = properties.end if properties is not None else element.start_end(data)
+                code_id = builder.open(
+                    element.start,
+                    open_end,
+                    kind=RUN_PAIR,
+                    type=pair_type,
+                    sub_type="pptx:run",
+                    attrs=attrs,
+                )
+            for run in group:
+                run_properties = keys[id(run)][0]
+                run_open = data[
+                    run.start : run_properties.end
+                    if run_properties is not None
+                    else run.start_end(data)
+                ]
+                for child in run.children:
+                    if child.name == "a:t":
+                        builder.slot(child, run_open)
+            if code_id:
+                last = group[-1]
+                builder.close(
+                    code_id,
+                    last.end_start,
+                    last.end,
+                    kind=RUN_PAIR,
+                    type=pair_type,
+                    sub_type="pptx:run",
+                )
+            index = stop + 1
+            continue
+        if element.name == "a:br":
+            builder.ph(
+                element.start,
+                element.end,
+                level=OUTER_LEVEL,
+                type="fmt:linebreak",
+                sub_type="pptx:br",
+                equiv="\n",
+            )
+        elif element.name == "a:fld":
+            builder.ph(
+                element.start,
+                element.end,
+                level=OUTER_LEVEL,
+                type="code:field",
+                sub_type="pptx:fld",
+                equiv=element.all_text("a:t"),
+                attrs={"field": element.attrs.get("type", "")},
+            )
+        else:
+            local = element.name.rsplit(":", 1)[-1].rsplit("}", 1)[-1]
+            builder.ph(
+                element.start,
+                element.end,
+                level=OUTER_LEVEL,
+                type="code:tag",
+                sub_type="pptx:" + local,
+            )
+        index += 1
+    if not builder.has_text():
+        return None
+    return builder.finish(
+        content_start=content[0].start,
+        content_end=content[-1].end,
+        base_open=base_open,
+        prefix=prefix,
+        dialect=_DIALECT,
+    )

@@ -1,0 +1,274 @@
+"""Small OOXML packages built from XML text, for the office format tests.
+
+Each builder writes a complete, valid package (content types, package and
+part relationships) around the XML a test cares about, so a test shows the
+exact markup it reads and the exact bytes it expects back.
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from collections.abc import Mapping
+
+W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+R = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+MC = "http://schemas.openxmlformats.org/markup-compatibility/2006"
+WPS = "http://schemas.microsoft.com/office/word/2010/wordprocessingShape"
+WP = "http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing"
+A = "http://schemas.openxmlformats.org/drawingml/2006/main"
+V = "urn:schemas-microsoft-com:vml"
+P = "http://schemas.openxmlformats.org/presentationml/2006/main"
+X = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
+PKG_RELS = "http://schemas.openxmlformats.org/package/2006/relationships"
+OFFICE_DOCUMENT = (
+    "http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument"
+)
+REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/"
+
+DECLARATION = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\r\n'
+
+DOCX_MAIN = "application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"
+XLSX_MAIN = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"
+PPTX_MAIN = "application/vnd.openxmlformats-officedocument.presentationml.presentation.main+xml"
+
+Rel = tuple[str, str, str]  # id, type suffix, target ("http..." targets are external)
+
+
+def rels_xml(rels: list[Rel]) -> str:
+    items = []
+    for rel_id, kind, target in rels:
+        mode = ' TargetMode="External"' if target.startswith(("http:", "https:", "mailto:")) else ""
+        items.append(f'<Relationship Id="{rel_id}" Type="{REL}{kind}" Target="{target}"{mode}/>')
+    return f'{DECLARATION}<Relationships xmlns="{PKG_RELS}">{"".join(items)}</Relationships>'
+
+
+def content_types(overrides: Mapping[str, str]) -> str:
+    items = "".join(
+        f'<Override PartName="/{name}" ContentType="{kind}"/>' for name, kind in overrides.items()
+    )
+    return (
+        f'{DECLARATION}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
+        '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>'
+        '<Default Extension="xml" ContentType="application/xml"/>'
+        '<Default Extension="png" ContentType="image/png"/>'
+        f"{items}</Types>"
+    )
+
+
+def zip_parts(parts: Mapping[str, str | bytes], stored: frozenset[str] = frozenset()) -> bytes:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, content in parts.items():
+            info = zipfile.ZipInfo(name, date_time=(2024, 5, 17, 10, 30, 0))
+            info.compress_type = zipfile.ZIP_STORED if name in stored else zipfile.ZIP_DEFLATED
+            archive.writestr(info, content.encode("utf-8") if isinstance(content, str) else content)
+    return out.getvalue()
+
+
+STYLES = (
+    f'{DECLARATION}<w:styles xmlns:w="{W}">'
+    '<w:docDefaults><w:rPrDefault><w:rPr><w:lang w:val="en-GB"/></w:rPr></w:rPrDefault></w:docDefaults>'
+    '<w:style w:type="paragraph" w:styleId="Normal"><w:name w:val="Normal"/></w:style>'
+    '<w:style w:type="paragraph" w:styleId="Heading1"><w:name w:val="heading 1"/>'
+    '<w:basedOn w:val="Normal"/><w:pPr><w:outlineLvl w:val="0"/></w:pPr></w:style>'
+    '<w:style w:type="paragraph" w:styleId="berschrift2"><w:name w:val="heading 2"/>'
+    '<w:basedOn w:val="Normal"/><w:pPr><w:outlineLvl w:val="1"/></w:pPr></w:style>'
+    '<w:style w:type="paragraph" w:styleId="MyHeading"><w:name w:val="My Heading"/>'
+    '<w:basedOn w:val="Heading1"/></w:style>'
+    '<w:style w:type="paragraph" w:styleId="ListBullet"><w:name w:val="List Bullet"/>'
+    '<w:pPr><w:numPr><w:numId w:val="1"/></w:numPr></w:pPr></w:style>'
+    '<w:style w:type="character" w:styleId="Hyperlink"><w:name w:val="Hyperlink"/></w:style>'
+    "</w:styles>"
+)
+
+
+def document_xml(body: str) -> str:
+    return (
+        f'{DECLARATION}<w:document xmlns:w="{W}" xmlns:r="{R}" xmlns:mc="{MC}" '
+        f'xmlns:wps="{WPS}" xmlns:wp="{WP}" xmlns:a="{A}" xmlns:v="{V}" '
+        f'mc:Ignorable="wps"><w:body>{body}<w:sectPr/></w:body></w:document>'
+    )
+
+
+def story_xml(root: str, content: str) -> str:
+    return f'{DECLARATION}<w:{root} xmlns:w="{W}" xmlns:r="{R}">{content}</w:{root}>'
+
+
+def docx(
+    body: str,
+    *,
+    rels: list[Rel] | None = None,
+    parts: Mapping[str, str | bytes] | None = None,
+    overrides: Mapping[str, str] | None = None,
+) -> bytes:
+    """A Word package whose body is ``body``; ``parts`` are added under their names."""
+    document_rels: list[Rel] = [("rIdStyles", "styles", "styles.xml"), *(rels or [])]
+    types = {"word/document.xml": DOCX_MAIN, **(overrides or {})}
+    files: dict[str, str | bytes] = {
+        "[Content_Types].xml": content_types(types),
+        "_rels/.rels": rels_xml([("rId1", "officeDocument", "word/document.xml")]),
+        "word/document.xml": document_xml(body),
+        "word/_rels/document.xml.rels": rels_xml(document_rels),
+        "word/styles.xml": STYLES,
+    }
+    files.update(parts or {})
+    return zip_parts(files)
+
+
+def para(content: str, properties: str = "") -> str:
+    return f"<w:p>{properties}{content}</w:p>"
+
+
+def run(text: str, properties: str = "", attrs: str = "") -> str:
+    space = ' xml:space="preserve"' if text != text.strip() else ""
+    return f"<w:r{attrs}>{properties}<w:t{space}>{text}</w:t></w:r>"
+
+
+def xlsx(
+    sheets: list[tuple[str, str]],
+    shared: list[str] | None = None,
+    *,
+    count: int | None = None,
+) -> bytes:
+    """A workbook: ``sheets`` are (name, sheetData inner XML); ``shared`` the <si> inner XML."""
+    workbook_rels: list[Rel] = []
+    sheet_items = []
+    types = {"xl/workbook.xml": XLSX_MAIN}
+    files: dict[str, str | bytes] = {}
+    for number, (name, rows) in enumerate(sheets, start=1):
+        workbook_rels.append((f"rId{number}", "worksheet", f"worksheets/sheet{number}.xml"))
+        sheet_items.append(f'<sheet name="{name}" sheetId="{number}" r:id="rId{number}"/>')
+        files[f"xl/worksheets/sheet{number}.xml"] = (
+            f'{DECLARATION}<worksheet xmlns="{X}" xmlns:r="{R}"><sheetData>{rows}</sheetData>'
+            "</worksheet>"
+        )
+        types[f"xl/worksheets/sheet{number}.xml"] = (
+            "application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"
+        )
+    if shared is not None:
+        workbook_rels.append(("rIdS", "sharedStrings", "sharedStrings.xml"))
+        total = len(shared) if count is None else count
+        items = "".join(f"<si>{item}</si>" for item in shared)
+        types["xl/sharedStrings.xml"] = (
+            "application/vnd.openxmlformats-officedocument.spreadsheetml.sharedStrings+xml"
+        )
+        files["xl/sharedStrings.xml"] = (
+            f'{DECLARATION}<sst xmlns="{X}" count="{total}" uniqueCount="{len(shared)}">'
+            f"{items}</sst>"
+        )
+    files["xl/calcChain.xml"] = f'{DECLARATION}<calcChain xmlns="{X}"><c r="B2" i="1"/></calcChain>'
+    workbook_rels.append(("rIdC", "calcChain", "calcChain.xml"))
+    types["xl/calcChain.xml"] = (
+        "application/vnd.openxmlformats-officedocument.spreadsheetml.calcChain+xml"
+    )
+    head: dict[str, str | bytes] = {
+        "[Content_Types].xml": content_types(types),
+        "_rels/.rels": rels_xml([("rId1", "officeDocument", "xl/workbook.xml")]),
+        "xl/workbook.xml": (
+            f'{DECLARATION}<workbook xmlns="{X}" xmlns:r="{R}"><sheets>{"".join(sheet_items)}'
+            "</sheets></workbook>"
+        ),
+        "xl/_rels/workbook.xml.rels": rels_xml(workbook_rels),
+    }
+    return zip_parts({**head, **files})
+
+
+def pptx(
+    slides: list[str],
+    notes: Mapping[int, str] | None = None,
+    slide_rels: Mapping[int, list[Rel]] | None = None,
+) -> bytes:
+    """A deck whose slides hold ``slides`` (p:spTree inner XML); ``notes`` by slide number."""
+    types = {"ppt/presentation.xml": PPTX_MAIN}
+    files: dict[str, str | bytes] = {}
+    presentation_rels: list[Rel] = [("rIdM", "slideMaster", "slideMasters/slideMaster1.xml")]
+    ids = []
+    for number, tree in enumerate(slides, start=1):
+        presentation_rels.append((f"rId{number}", "slide", f"slides/slide{number}.xml"))
+        ids.append(f'<p:sldId id="{255 + number}" r:id="rId{number}"/>')
+        files[f"ppt/slides/slide{number}.xml"] = _slide("sld", tree)
+        own_rels: list[Rel] = [("rIdL", "slideLayout", "../slideLayouts/slideLayout1.xml")]
+        own_rels.extend((slide_rels or {}).get(number, []))
+        if notes and number in notes:
+            own_rels.append(("rIdN", "notesSlide", f"../notesSlides/notesSlide{number}.xml"))
+            files[f"ppt/notesSlides/notesSlide{number}.xml"] = _slide("notes", notes[number])
+        files[f"ppt/slides/_rels/slide{number}.xml.rels"] = rels_xml(own_rels)
+    files["ppt/slideMasters/slideMaster1.xml"] = _slide(
+        "sldMaster", _shape(2, "Click to edit Master title style", placeholder="title")
+    )
+    files["ppt/slideMasters/_rels/slideMaster1.xml.rels"] = rels_xml(
+        [("rId1", "slideLayout", "../slideLayouts/slideLayout1.xml")]
+    )
+    files["ppt/slideLayouts/slideLayout1.xml"] = _slide("sldLayout", _shape(3, "Layout prompt"))
+    head: dict[str, str | bytes] = {
+        "[Content_Types].xml": content_types(types),
+        "_rels/.rels": rels_xml([("rId1", "officeDocument", "ppt/presentation.xml")]),
+        "ppt/presentation.xml": (
+            f'{DECLARATION}<p:presentation xmlns:p="{P}" xmlns:r="{R}" xmlns:a="{A}">'
+            '<p:sldMasterIdLst><p:sldMasterId id="2147483648" r:id="rIdM"/></p:sldMasterIdLst>'
+            f"<p:sldIdLst>{''.join(ids)}</p:sldIdLst></p:presentation>"
+        ),
+        "ppt/_rels/presentation.xml.rels": rels_xml(presentation_rels),
+    }
+    return zip_parts({**head, **files})
+
+
+def _slide(root: str, tree: str) -> str:
+    return (
+        f'{DECLARATION}<p:{root} xmlns:p="{P}" xmlns:r="{R}" xmlns:a="{A}"><p:cSld><p:spTree>'
+        f"{tree}</p:spTree></p:cSld></p:{root}>"
+    )
+
+
+def _shape(shape_id: int, text: str, placeholder: str = "") -> str:
+    ph = f'<p:nvPr><p:ph type="{placeholder}"/></p:nvPr>' if placeholder else "<p:nvPr/>"
+    return (
+        f'<p:sp><p:nvSpPr><p:cNvPr id="{shape_id}" name="Shape {shape_id}"/><p:cNvSpPr/>{ph}'
+        f'</p:nvSpPr><p:spPr/><p:txBody><a:bodyPr/><a:p><a:r><a:rPr lang="en-US"/>'
+        f"<a:t>{text}</a:t></a:r></a:p></p:txBody></p:sp>"
+    )
+
+
+def shape(shape_id: int, paragraphs: str, placeholder: str = "") -> str:
+    """A text shape whose text body holds ``paragraphs`` (a:p elements)."""
+    ph = f'<p:nvPr><p:ph type="{placeholder}"/></p:nvPr>' if placeholder else "<p:nvPr/>"
+    return (
+        f'<p:sp><p:nvSpPr><p:cNvPr id="{shape_id}" name="Shape {shape_id}"/><p:cNvSpPr/>{ph}'
+        f"</p:nvSpPr><p:spPr/><p:txBody><a:bodyPr/><a:lstStyle/>{paragraphs}</p:txBody></p:sp>"
+    )
+
+
+def entries(data: bytes) -> dict[str, bytes]:
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        return {info.filename: archive.read(info) for info in archive.infolist()}
+
+
+def raw_entries(data: bytes) -> dict[str, tuple[tuple[object, ...], bytes]]:
+    """Per entry: its metadata and its stored (compressed) bytes."""
+    out: dict[str, tuple[tuple[object, ...], bytes]] = {}
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        for info in archive.infolist():
+            header = data[info.header_offset : info.header_offset + 30]
+            name_len = int.from_bytes(header[26:28], "little")
+            extra_len = int.from_bytes(header[28:30], "little")
+            start = info.header_offset + 30 + name_len + extra_len
+            meta = (
+                info.date_time,
+                info.compress_type,
+                info.external_attr,
+                info.create_system,
+                info.extra,
+                info.comment,
+                info.create_version,
+                info.extract_version,
+            )
+            out[info.filename] = (meta, data[start : start + info.compress_size])
+    return out
+
+
+def changed_entries(before: bytes, after: bytes) -> list[str]:
+    """Names of entries whose uncompressed bytes differ; the entry lists must match."""
+    old, new = entries(before), entries(after)
+    assert list(old) == list(new)
+    return [name for name in old if old[name] != new[name]]

@@ -1,0 +1,135 @@
+"""The file home: every refusal it can produce, atomic writes, and one retry on a concurrent change."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from kapi.core.change.decode import decode_change_set
+from kapi.core.change.ports import Actor, DocChanged
+from kapi.core.change.service import ChangeService
+from kapi.core.format import Limits
+from kapi.formats.home import FileHome
+
+PERSON = Actor("person")
+EN = '{\n  "title": "Welcome"\n}\n'
+
+
+def apply(home: FileHome, *ops: dict) -> dict:
+    from kapi.core.change.wire import encode_result
+
+    result = ChangeService(home).apply(decode_change_set(json.dumps({"ops": list(ops)})), PERSON)
+    return encode_result(result)
+
+
+def set_title(doc: str = "en.json", rev: str = "*", text: str = "Hello") -> dict:
+    return {
+        "op": "set_content",
+        "at": {"doc": doc, "block": "title"},
+        "if_match": rev,
+        "text": text,
+    }
+
+
+def test_missing_file_is_not_found(tmp_path):
+    result = apply(FileHome(tmp_path), set_title("nope.json"))
+    assert result["ops"][0]["error"]["code"] == "not_found"
+    assert result["ops"][0]["error"]["field"] == "at/doc"
+
+
+def test_malformed_file_is_invalid_with_its_position(tmp_path):
+    (tmp_path / "en.json").write_text('{\n  "title": "x",,\n}\n')
+    error = apply(FileHome(tmp_path), set_title())["ops"][0]["error"]
+    assert error["code"] == "invalid"
+    assert error["message"].startswith("en.json:2:")
+
+
+def test_invalid_utf8_names_the_byte(tmp_path):
+    (tmp_path / "en.json").write_bytes(b'{"title": "caf\xe9"}')
+    error = apply(FileHome(tmp_path), set_title())["ops"][0]["error"]
+    assert error["code"] == "invalid" and "en.json:1" in error["message"]
+
+
+def test_oversized_file_is_budget_exceeded(tmp_path):
+    (tmp_path / "en.json").write_text(EN)
+    error = apply(FileHome(tmp_path, limits=Limits(max_bytes=10)), set_title())["ops"][0]["error"]
+    assert error["code"] == "budget_exceeded"
+
+
+def test_unknown_format_and_archive_members_are_unsupported(tmp_path):
+    (tmp_path / "data.bin").write_bytes(b"\x00\x01")
+    assert (
+        apply(FileHome(tmp_path), set_title("data.bin"))["ops"][0]["error"]["code"] == "unsupported"
+    )
+    assert (
+        apply(FileHome(tmp_path), set_title("pack.zip!en.json"))["ops"][0]["error"]["code"]
+        == "unsupported"
+    )
+
+
+def test_a_writer_that_cannot_say_an_edit_is_unsupported(tmp_path):
+    (tmp_path / "en.json").write_text(EN)
+    op = {
+        "op": "set_content",
+        "at": {"doc": "en.json", "block": "title"},
+        "if_match": "*",
+        "runs": [{"text": "a"}, {"ph": {"id": "9", "type": "media:image"}}],
+    }
+    assert (
+        apply(FileHome(tmp_path), op)["ops"][0]["error"]["capability"] == "synthesize:media:image"
+    )
+
+
+def test_a_file_changed_under_the_commit_is_retried_then_doc_changed(tmp_path):
+    path = tmp_path / "en.json"
+    path.write_text(EN)
+
+    class Restless(FileHome):
+        def commit(self, writes):
+            path.write_text(path.read_text() + " ")  # someone else keeps writing
+            return super().commit(writes)
+
+    result = apply(Restless(tmp_path), set_title())
+    assert result["status"] == "refused" and result["error"]["code"] == "doc_changed"
+    assert path.read_text().startswith(EN)
+
+
+def test_commit_raises_doc_changed_when_the_head_moved(tmp_path):
+    path = tmp_path / "en.json"
+    path.write_text(EN)
+    home = FileHome(tmp_path)
+    staged = home.stage("en.json")
+    writes = home.render(staged, staged.document)
+    path.write_text(EN.replace("Welcome", "Changed"))
+    with pytest.raises(DocChanged):
+        home.commit(writes)
+    assert "Changed" in path.read_text()
+
+
+def test_an_io_error_mid_commit_is_partial(tmp_path, monkeypatch):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "a/en.json").write_text(EN)
+    (tmp_path / "b/en.json").write_text(EN)
+    real_replace = os.replace
+
+    def failing_replace(source, target):  # the disk refuses the second rename
+        if str(target).endswith("b/en.json"):
+            raise OSError(28, "No space left on device")
+        return real_replace(source, target)
+
+    monkeypatch.setattr(os, "replace", failing_replace)
+    result = apply(FileHome(tmp_path), set_title("a/en.json"), set_title("b/en.json"))
+    assert result["status"] == "partial"
+    assert [d["written"] for d in result["docs"]] == [True, False]
+    assert [o["status"] for o in result["ops"]] == ["applied", "not_applied"]
+    assert (tmp_path / "b/en.json").read_text() == EN
+    assert sorted(p.name for p in (tmp_path / "b").iterdir()) == ["en.json"]
+
+
+def test_the_home_never_leaves_temporary_files(tmp_path):
+    (tmp_path / "en.json").write_text(EN)
+    apply(FileHome(tmp_path), set_title())
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["en.json"]

@@ -1,0 +1,270 @@
+"""Excel workbooks: text cells as blocks, shared strings split when one cell changes, formulas untouched."""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from xml.sax.saxutils import escape
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kapi.core.format import WriteRefused
+from kapi.core.model import Document, PcClose, PcOpen, Runs, Text, plain_text
+from kapi.formats.office.xlsx import XlsxFormat
+from kapi.formats.registry import get, load_codec
+
+
+def _fixtures():  # type: ignore[no-untyped-def]
+    """The shared package builders (tests/office_fixtures.py), loaded by path."""
+    found = sys.modules.get("office_fixtures")
+    if found is None:
+        spec = importlib.util.spec_from_file_location(
+            "office_fixtures", Path(__file__).with_name("office_fixtures.py")
+        )
+        assert spec is not None and spec.loader is not None
+        found = importlib.util.module_from_spec(spec)
+        sys.modules["office_fixtures"] = found
+        spec.loader.exec_module(found)
+    return found
+
+
+fx = _fixtures()
+CODEC = XlsxFormat()
+
+ROWS = (
+    '<row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1" t="s"><v>1</v></c><c r="C1"><v>42.5</v></c></row>'
+    '<row r="2"><c r="A2" t="s"><v>0</v></c><c r="B2"><f>C1*2</f><v>85</v></c><c r="C2" t="b"><v>1</v></c></row>'
+    '<row r="3"><c r="A3" t="inlineStr"><is><t>Inline text</t></is></c><c r="B3" t="s"><v>2</v></c>'
+    '<c r="C3" t="str"><f>"a"&amp;"b"</f><v>ab</v></c></row>'
+    '<row r="4"><c t="s"><v>3</v></c><c t="s"><v>1</v></c></row>'
+)
+SHARED = [
+    "<t>Shared</t>",
+    '<r><t xml:space="preserve">Plain </t></r><r><rPr><b/><sz val="11"/></rPr><t>bold</t></r>',
+    "<t>Line_x000D_break &amp; _x005F_x0041_</t>",
+    "<t>Row four</t>",
+]
+
+
+def _workbook() -> bytes:
+    return fx.xlsx([("Data", ROWS)], SHARED, count=7)
+
+
+def _edit(document: Document, changes: dict[str, Runs]) -> Document:
+    return document.with_blocks(
+        tuple(
+            block.with_source(changes[block.id]) if block.id in changes else block
+            for block in document.blocks
+        )
+    )
+
+
+def _part(data: bytes, name: str) -> str:
+    return fx.entries(data)[name].decode("utf-8")
+
+
+def test_registry_flags() -> None:
+    assert isinstance(load_codec("xlsx"), XlsxFormat)
+    spec = get("xlsx")
+    assert spec.editable and spec.round_trip and not spec.generative
+
+
+def test_cells_become_blocks_keyed_by_sheet_and_reference() -> None:
+    document = CODEC.read(_workbook(), path="book.xlsx")
+    summary = [(b.id, b.translatable, b.role, plain_text(b.source)) for b in document.blocks]
+    assert summary == [
+        ("Data!A1", True, "", "Shared"),
+        ("Data!B1", True, "", "Plain bold"),
+        ("Data!C1", False, "number", "42.5"),
+        ("Data!A2", True, "", "Shared"),
+        ("Data!B2", False, "formula", "C1*2"),
+        ("Data!C2", False, "value", "1"),
+        ("Data!A3", True, "", "Inline text"),
+        ("Data!B3", True, "", "Line\rbreak & _x0041_"),
+        ("Data!C3", False, "formula", '"a"&"b"'),
+        ("Data!A4", True, "", "Row four"),
+        ("Data!B4", True, "", "Plain bold"),
+    ]
+    assert document.blocks[0].properties == {"sheet": "Data", "cell": "A1"}
+    assert document.blocks[0].name == "Data!A1"
+    assert document.locale == "en"
+
+
+def test_rich_text_runs_are_codes() -> None:
+    document = CODEC.read(_workbook())
+    assert document.blocks[1].source == (
+        Text("Plain "),
+        PcOpen(
+            id="1", type="fmt:bold", sub_type="xlsx:run", data='<r><rPr><b/><sz val="11"/></rPr>'
+        ),
+        Text("bold"),
+        PcClose(id="1", type="fmt:bold", sub_type="xlsx:run", data="</r>"),
+    )
+
+
+def test_no_op_write_is_byte_identical() -> None:
+    data = _workbook()
+    assert CODEC.write(CODEC.read(data)) == data
+
+
+def test_editing_one_cell_of_a_shared_string_appends_a_new_entry() -> None:
+    data = _workbook()
+    document = CODEC.read(data)
+    out = CODEC.write(_edit(document, {"Data!A1": (Text("Geteilt"),)}))
+    shared = _part(out, "xl/sharedStrings.xml")
+    assert 'count="7" uniqueCount="5"' in shared
+    assert shared.endswith("<si><t>Row four</t></si><si><t>Geteilt</t></si></sst>")
+    sheet = _part(out, "xl/worksheets/sheet1.xml")
+    assert sheet == _part(data, "xl/worksheets/sheet1.xml").replace(
+        '<c r="A1" t="s"><v>0</v></c>', '<c r="A1" t="s"><v>4</v></c>'
+    )
+    assert fx.changed_entries(data, out) == ["xl/worksheets/sheet1.xml", "xl/sharedStrings.xml"]
+    again = {b.id: plain_text(b.source) for b in CODEC.read(out).blocks}
+    assert again["Data!A1"] == "Geteilt"
+    assert again["Data!A2"] == "Shared"
+
+
+def test_the_same_edit_in_every_cell_changes_the_entry_in_place() -> None:
+    data = _workbook()
+    document = CODEC.read(data)
+    out = CODEC.write(_edit(document, {"Data!A1": (Text("Both"),), "Data!A2": (Text("Both"),)}))
+    assert fx.changed_entries(data, out) == ["xl/sharedStrings.xml"]
+    assert _part(out, "xl/sharedStrings.xml") == _part(data, "xl/sharedStrings.xml").replace(
+        "<t>Shared</t>", "<t>Both</t>"
+    )
+
+
+def test_different_edits_of_one_shared_string_get_their_own_entries() -> None:
+    document = CODEC.read(_workbook())
+    out = CODEC.write(_edit(document, {"Data!A1": (Text("One"),), "Data!A2": (Text("Two"),)}))
+    assert 'uniqueCount="6"' in _part(out, "xl/sharedStrings.xml")
+    again = {b.id: plain_text(b.source) for b in CODEC.read(out).blocks}
+    assert (again["Data!A1"], again["Data!A2"]) == ("One", "Two")
+
+
+def test_rich_text_entry_split_keeps_its_runs() -> None:
+    document = CODEC.read(_workbook())
+    runs = document.blocks[1].source
+    out = CODEC.write(_edit(document, {"Data!B1": (Text("Simple "), *runs[1:])}))
+    shared = _part(out, "xl/sharedStrings.xml")
+    assert shared.endswith(
+        '<si><r><t xml:space="preserve">Simple </t></r><r><rPr><b/><sz val="11"/></rPr>'
+        "<t>bold</t></r></si></sst>"
+    )
+    again = {b.id: b.source for b in CODEC.read(out).blocks}
+    assert again["Data!B1"] == (Text("Simple "), *runs[1:])
+    assert again["Data!B4"] == runs
+
+
+def test_inline_string_is_edited_in_the_sheet() -> None:
+    data = _workbook()
+    document = CODEC.read(data)
+    out = CODEC.write(_edit(document, {"Data!A3": (Text("  Zeile  "),)}))
+    assert fx.changed_entries(data, out) == ["xl/worksheets/sheet1.xml"]
+    assert '<is><t xml:space="preserve">  Zeile  </t></is>' in _part(
+        out, "xl/worksheets/sheet1.xml"
+    )
+
+
+def test_formulas_and_numbers_are_not_editable() -> None:
+    document = CODEC.read(_workbook())
+    for block_id in ("Data!B2", "Data!C1"):
+        with pytest.raises(WriteRefused) as caught:
+            CODEC.write(_edit(document, {block_id: (Text("0"),)}))
+        assert caught.value.capability == "editable"
+
+
+def test_escapes_are_written_for_carriage_returns_and_literal_escape_text() -> None:
+    document = CODEC.read(_workbook())
+    text = "a\rb _x0042_ <&>\nnew line\ttab"
+    out = CODEC.write(_edit(document, {"Data!B3": (Text(text),)}))
+    assert "<t>a_x000D_b _x005F_x0042_ &lt;&amp;&gt;\nnew line\ttab</t>" in _part(
+        out, "xl/sharedStrings.xml"
+    )
+    again = {b.id: plain_text(b.source) for b in CODEC.read(out).blocks}
+    assert again["Data!B3"] == text
+
+
+def test_openpyxl_reads_the_edited_workbook() -> None:
+    openpyxl = pytest.importorskip("openpyxl")
+    document = CODEC.read(_workbook())
+    out = CODEC.write(_edit(document, {"Data!A1": (Text("Geteilt"),), "Data!A3": (Text("Neu"),)}))
+    sheet = openpyxl.load_workbook(io.BytesIO(out))["Data"]
+    assert (sheet["A1"].value, sheet["A2"].value, sheet["A3"].value) == ("Geteilt", "Shared", "Neu")
+    assert sheet["B2"].value == "=C1*2"
+
+
+@pytest.mark.skipif(
+    shutil.which("soffice") is None, reason="LibreOffice (soffice) is not installed"
+)
+def test_libreoffice_converts_the_edited_workbook_to_pdf(tmp_path: Path) -> None:
+    document = CODEC.read(_workbook())
+    runs = document.blocks[1].source
+    edited = _edit(
+        document, {"Data!A1": (Text("Geteilt"),), "Data!B1": (Text("Einfach "), *runs[1:])}
+    )
+    source = tmp_path / "edited.xlsx"
+    source.write_bytes(CODEC.write(edited))
+    result = subprocess.run(
+        [
+            "soffice",
+            f"-env:UserInstallation=file://{tmp_path / 'profile'}",
+            "--headless",
+            "--convert-to",
+            "pdf",
+            "--outdir",
+            str(tmp_path),
+            str(source),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert result.returncode == 0, result.stderr
+    assert source.with_suffix(".pdf").read_bytes().startswith(b"%PDF")
+
+
+_TEXT = st.text(
+    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\ufffe\uffff"),
+    min_size=1,
+    max_size=15,
+).filter(lambda text: text.strip() != "")
+
+
+def _encode(text: str) -> str:
+    import re
+
+    encoded = re.sub(
+        "[\x00-\x08\x0b\x0c\x0e-\x1f\r]|_(?=x[0-9A-Fa-f]{4}_)",
+        lambda m: "_x005F_" if m.group() == "_" else f"_x{ord(m.group()):04X}_",
+        text,
+    )
+    return escape(encoded)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_TEXT, min_size=1, max_size=6), st.data())
+def test_generated_workbooks_round_trip_and_take_edits(
+    texts: list[str], data: st.DataObject
+) -> None:
+    shared = [f'<t xml:space="preserve">{_encode(text)}</t>' for text in texts]
+    rows = "".join(
+        f'<row r="{n}"><c r="A{n}" t="s"><v>{n - 1}</v></c></row>' for n in range(1, len(texts) + 1)
+    )
+    workbook = fx.xlsx([("S", rows)], shared)
+    document = CODEC.read(workbook)
+    assert [plain_text(b.source) for b in document.blocks] == texts
+    assert CODEC.write(document) == workbook
+    target = data.draw(st.sampled_from([b.id for b in document.blocks]))
+    new_text = data.draw(_TEXT)
+    out = CODEC.write(_edit(document, {target: (Text(new_text),)}))
+    again = {b.id: plain_text(b.source) for b in CODEC.read(out).blocks}
+    expected = {b.id: plain_text(b.source) for b in document.blocks}
+    expected[target] = new_text
+    assert again == expected
