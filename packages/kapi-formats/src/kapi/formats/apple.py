@@ -35,9 +35,9 @@ from collections.abc import Iterator
 
 from attrs import frozen
 
-from kapi.core.edition import EditionKeyError, canonical_locale
 from kapi.core.format import DEFAULT_LIMITS, FormatError, Limits, WriteRefused
 from kapi.core.model import Block, Document, PcClose, PcOpen, Ph, Run, Runs, Text
+from kapi.formats.common import canonical_or_error, refuse_targets, unique_id
 from kapi.formats.skeleton import Span, TextSkeleton, decode_text, line_column
 
 __all__ = ["StringsFormat"]
@@ -77,7 +77,7 @@ class StringsFormat:
 
     def read(self, data: bytes, *, path: str = "", locale: str = "") -> Document:
         text, encoding, bom = _decode(data, path, self.limits)
-        doc_locale = _canonical(locale, path) or "en"
+        doc_locale = canonical_or_error(locale, path) or "en"
         blocks: list[Block] = []
         spans: list[Span] = []
         ids: set[str] = set()
@@ -91,7 +91,7 @@ class StringsFormat:
                     column=column,
                     code="budget_exceeded",
                 )
-            block_id = _unique(key.value, ids)
+            block_id = unique_id(key.value, ids)
             if value is None:
                 runs = _parse_runs(key.value)
                 span = Span(block_id, key.end, key.end, runs, kind="key-only")
@@ -115,41 +115,11 @@ class StringsFormat:
         )
 
     def write(self, document: Document) -> bytes:
-        _refuse_targets(document)
+        refuse_targets(document, "a .strings file", "its own .lproj file")
         skeleton = document.skeleton
         if not isinstance(skeleton, TextSkeleton):
             return _generate(document)
         return skeleton.render(document, _render)
-
-
-def _canonical(tag: str, path: str) -> str:
-    if not tag:
-        return ""
-    try:
-        return canonical_locale(tag)
-    except EditionKeyError:
-        raise FormatError(f"{tag!r} is not a language tag", path=path) from None
-
-
-def _refuse_targets(document: Document) -> None:
-    for block in document.blocks:
-        for key in block.targets:
-            raise WriteRefused(
-                f"block {block.id!r}: a .strings file holds one language; write the "
-                f"{key!r} edition to its own .lproj file",
-                capability="edition",
-                block=block.id,
-            )
-
-
-def _unique(name: str, ids: set[str]) -> str:
-    candidate = name
-    number = 1
-    while candidate in ids:
-        number += 1
-        candidate = f"{name}#{number}"
-    ids.add(candidate)
-    return candidate
 
 
 # ---------------------------------------------------------------------------

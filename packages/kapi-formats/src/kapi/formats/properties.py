@@ -41,9 +41,9 @@ from collections.abc import Iterator
 
 from attrs import field, frozen
 
-from kapi.core.edition import EditionKeyError, canonical_locale
 from kapi.core.format import DEFAULT_LIMITS, FormatError, Limits, WriteRefused
 from kapi.core.model import Block, Document, PcClose, PcOpen, Ph, Run, Runs, Text
+from kapi.formats.common import canonical_or_error, refuse_targets, unique_id
 from kapi.formats.skeleton import Span, TextSkeleton, decode_text, line_column
 
 __all__ = ["PropertiesFormat"]
@@ -81,7 +81,7 @@ class PropertiesFormat:
 
     def read(self, data: bytes, *, path: str = "", locale: str = "") -> Document:
         text, encoding, bom, policy = _decode(data, path, self.limits)
-        doc_locale = _canonical(locale, path) or "en"
+        doc_locale = canonical_or_error(locale, path) or "en"
         blocks: list[Block] = []
         spans: list[Span] = []
         bare: set[int] = set()
@@ -98,7 +98,7 @@ class PropertiesFormat:
                     column=column,
                     code="budget_exceeded",
                 )
-            block_id = _unique(entry.key or f"line{line_column(text, entry.value_start)[0]}", ids)
+            block_id = unique_id(entry.key or f"line{line_column(text, entry.value_start)[0]}", ids)
             runs = _parse_runs(entry.value)
             properties = {"note": entry.note} if entry.note else {}
             blocks.append(
@@ -137,7 +137,7 @@ class PropertiesFormat:
         )
 
     def write(self, document: Document) -> bytes:
-        _refuse_targets(document)
+        refuse_targets(document, "a .properties file", "its own bundle")
         skeleton = document.skeleton
         if not isinstance(skeleton, _PropertiesSkeleton):
             return _generate(document)
@@ -152,36 +152,6 @@ class PropertiesFormat:
             return value
 
         return skeleton.text.render(document, render)
-
-
-def _canonical(tag: str, path: str) -> str:
-    if not tag:
-        return ""
-    try:
-        return canonical_locale(tag)
-    except EditionKeyError:
-        raise FormatError(f"{tag!r} is not a language tag", path=path) from None
-
-
-def _refuse_targets(document: Document) -> None:
-    for block in document.blocks:
-        for key in block.targets:
-            raise WriteRefused(
-                f"block {block.id!r}: a .properties file holds one language; write the "
-                f"{key!r} edition to its own bundle",
-                capability="edition",
-                block=block.id,
-            )
-
-
-def _unique(name: str, ids: set[str]) -> str:
-    candidate = name
-    number = 1
-    while candidate in ids:
-        number += 1
-        candidate = f"{name}#{number}"
-    ids.add(candidate)
-    return candidate
 
 
 # ---------------------------------------------------------------------------

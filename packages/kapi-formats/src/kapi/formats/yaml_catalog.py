@@ -57,6 +57,7 @@ from attrs import field, frozen
 from kapi.core.edition import EditionKeyError, canonical_locale
 from kapi.core.format import DEFAULT_LIMITS, FormatError, Limits, WriteRefused
 from kapi.core.model import Block, Document, PcClose, PcOpen, Ph, Plural, Run, Runs, Text
+from kapi.formats.common import canonical_or_error, refuse_targets
 from kapi.formats.skeleton import Span, TextSkeleton, decode_text
 
 __all__ = ["YamlFormat"]
@@ -174,7 +175,7 @@ class YamlFormat:
                 root_locale = found
                 root = document.items[0][1]
             reader.walk(root, [], flow=False)
-        doc_locale = root_locale or _canonical(locale, path) or "en"
+        doc_locale = root_locale or canonical_or_error(locale, path) or "en"
         blocks = tuple(
             Block(id=b.id, source=b.source, name=b.name, locale=doc_locale) for b in reader.blocks
         )
@@ -193,28 +194,8 @@ class YamlFormat:
         skeleton = document.skeleton
         if not isinstance(skeleton, _YamlSkeleton):
             return _generate(document)
-        _refuse_targets(document)
+        refuse_targets(document, "a YAML file", "its own file")
         return skeleton.text.render(document, lambda b, s, r: _render_span(skeleton, b, s, r))
-
-
-def _canonical(tag: str, path: str) -> str:
-    if not tag:
-        return ""
-    try:
-        return canonical_locale(tag)
-    except EditionKeyError:
-        raise FormatError(f"{tag!r} is not a language tag", path=path) from None
-
-
-def _refuse_targets(document: Document) -> None:
-    for block in document.blocks:
-        for key in block.targets:
-            raise WriteRefused(
-                f"block {block.id!r}: a YAML file holds one language; write the {key!r} "
-                "edition to its own file",
-                capability="edition",
-                block=block.id,
-            )
 
 
 # ---------------------------------------------------------------------------
@@ -799,7 +780,7 @@ def _render_block(skeleton: _YamlSkeleton, scalar: _Scalar, value: str) -> str |
 
 def _generate(document: Document) -> bytes:
     """A nested YAML file from block names (for documents made without reading a file)."""
-    _refuse_targets(document)
+    refuse_targets(document, "a YAML file", "its own file")
     tree: dict[str, Any] = {}
     for block in document.blocks:
         parts = [p for p in re.split(r"\.(?![^\[]*\])", block.name or block.id) if p]
