@@ -240,3 +240,13 @@ def test_check_text(project):
     result = project("check", "--json", "--text", "Simply do it.", "docs/x.md")
     assert result.exit_code == 3
     assert report(result)["target"]["kind"] == "text"
+
+
+def test_bilingual_check_finds_a_dropped_placeholder(project):
+    (project.root / "locales/fr.json").write_text('{\n  "add": "Ajouter au panier",\n  "buy": "Acheter"\n}\n')
+    (project.root / "locales/en.json").write_text('{\n  "add": "Add {{count}} to cart",\n  "buy": "Buy now"\n}\n')
+    result = project("check", "--json", "locales/en.json", "--target", "locales/fr.json", "--target-lang", "fr")
+    assert result.exit_code == 3, result.output
+    rules = [f["rule"] for f in report(result)["findings"]]
+    assert "placeholder.missing" in rules
+    assert project("check", "--target", "locales/fr.json", "locales/en.json").exit_code == 2
