@@ -934,6 +934,7 @@ def test_store_failure_after_content_is_partial(home):
     )
     assert result.status == "partial"
     assert result.ops[0].status == "applied" and result.ops[1].status == "refused"
+    assert result.ops[1].error.code == ErrorCode.UNREACHABLE
     assert result.exit_code == 3
 
 
