@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from kapi.formats.registry import FormatSpec
 
 
@@ -10,6 +12,15 @@ def _starts_with_tag(tag: bytes):  # type: ignore[no-untyped-def]
         return tag in head
 
     return sniff
+
+
+_XLIFF_VERSION = re.compile(rb"<xliff\b[^>]*?\sversion\s*=\s*[\"']([0-9])")
+
+
+def _xliff_version(head: bytes) -> str:
+    """The major version an ``<xliff>`` element declares (its own attribute, not ``its:version``)."""
+    match = _XLIFF_VERSION.search(head)
+    return match.group(1).decode() if match else ("1" if b"<xliff" in head else "")
 
 
 def _arb_like(head: bytes) -> bool:
@@ -56,7 +67,7 @@ XLIFF = FormatSpec(
     extensions=(".xlf", ".xliff"),
     mime_types=("application/x-xliff+xml",),
     interchange=True,
-    sniff=lambda head: b"<xliff" in head and b'version="2' not in head,
+    sniff=lambda head: _xliff_version(head) == "1",
     priority=1,
 )
 XLIFF2 = FormatSpec(
@@ -66,7 +77,7 @@ XLIFF2 = FormatSpec(
     extensions=(".xlf", ".xliff"),
     mime_types=("application/xliff+xml",),
     interchange=True,
-    sniff=lambda head: b"<xliff" in head and b'version="2' in head,
+    sniff=lambda head: _xliff_version(head) == "2",
     priority=2,
 )
 ANDROID = FormatSpec(

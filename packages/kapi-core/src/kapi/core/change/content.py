@@ -399,9 +399,11 @@ def _resolve_find(
     boundaries = set(starts)
     matches = [m for m in matches if m in boundaries and m + len(find) in boundaries]
     if not matches:
+        hint = _branch_hint(current, find)
         raise ChangeError.of(
             ErrorCode.NOT_FOUND,
-            f"{find!r} does not occur in the text; read the block again and copy the text",
+            f"{find!r} does not occur in the text"
+            + (hint or "; read the block again and copy the text"),
             field=here,
             searched=Searched(text=render_edit_text(current)),
         )
@@ -431,6 +433,21 @@ def _resolve_find(
         chosen = matches[0]
     start, end = _cells_for(starts, chosen, len(find), tokens, cells)
     return _Resolved(start, end, tokens=tokens, original=log.to_original(start, end))
+
+
+def _branch_hint(runs: Runs, find: str) -> str:
+    """Where ``find`` occurs inside a plural or select branch, as a path to send."""
+    for index, run in enumerate(runs):
+        if isinstance(run, Plural | Select):
+            kind = "plural" if isinstance(run, Plural) else "select"
+            branches = run.forms if isinstance(run, Plural) else run.cases
+            for name, branch in branches.items():
+                if find in render_edit_text(branch):
+                    return (
+                        f"; it is inside the {name!r} branch of a {kind}: "
+                        f'send "path": [{index}, {{"{kind}": "{name}"}}] with the edit'
+                    )
+    return ""
 
 
 def _cells_for(
