@@ -7,7 +7,6 @@ the verbs, so ``kapi --help`` starts fast.
 from __future__ import annotations
 
 import sys
-from importlib.metadata import entry_points
 
 import click
 
@@ -25,9 +24,15 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
 class KapiGroup(click.Group):
-    """Adds the verbs other distributions register (entry-point group ``kapi.cli``)."""
+    """Adds the verbs other distributions register (entry-point group ``kapi.cli``).
+
+    ``importlib.metadata`` costs more to import than the rest of the start, so it is
+    imported only when a verb is not one of ours (or the verbs are listed).
+    """
 
     def list_commands(self, ctx: click.Context) -> list[str]:
+        from importlib.metadata import entry_points
+
         names = set(super().list_commands(ctx))
         names.update(ep.name for ep in entry_points(group="kapi.cli"))
         return sorted(names)
@@ -36,6 +41,8 @@ class KapiGroup(click.Group):
         command = super().get_command(ctx, name)
         if command is not None:
             return command
+        from importlib.metadata import entry_points
+
         for ep in entry_points(group="kapi.cli"):
             if ep.name == name:
                 loaded = ep.load()

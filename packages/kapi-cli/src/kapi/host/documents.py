@@ -15,6 +15,7 @@ from kapi.core.change.read import BlockRead
 from kapi.core.change.reading import ReadRequest, read_block
 from kapi.core.format import FormatError
 from kapi.core.model import Document, plain_text
+from kapi.formats.common import gc_paused
 from kapi.formats.home import FileHome
 
 __all__ = ["FileFailure", "InspectedFile", "inspect_files", "read_inputs", "stats"]
@@ -118,14 +119,19 @@ def inspect_files(
     records: list[BlockRead] = []
     failures: list[FileFailure] = []
     request = ReadRequest(doc="", own_edition=own_edition)
-    for item in read_inputs(paths, locale=locale, format_name=format_name, home=home):
-        if isinstance(item, FileFailure):
-            failures.append(item)
-            continue
-        for block in item.document.blocks:
-            if request.skip_empty and not plain_text(block.source).strip() and not block.targets:
+    with gc_paused():
+        for item in read_inputs(paths, locale=locale, format_name=format_name, home=home):
+            if isinstance(item, FileFailure):
+                failures.append(item)
                 continue
-            records.append(read_block(block, item.staged, own_edition=own_edition))
+            for block in item.document.blocks:
+                if (
+                    request.skip_empty
+                    and not block.targets
+                    and not plain_text(block.source).strip()
+                ):
+                    continue
+                records.append(read_block(block, item.staged, own_edition=own_edition))
     return records, failures
 
 

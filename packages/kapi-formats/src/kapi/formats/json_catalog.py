@@ -62,7 +62,8 @@ import json
 import re
 from bisect import bisect_left
 from collections.abc import Callable, Mapping
-from typing import TypeAlias
+from json.decoder import scanstring  # type: ignore[attr-defined]
+from typing import Any, TypeAlias
 
 from attrs import frozen
 
@@ -70,6 +71,7 @@ from kapi.core.edition import EditionKeyError, canonical_locale
 from kapi.core.format import DEFAULT_LIMITS, FormatError, Limits, WriteRefused
 from kapi.core.model import Block, Document, PcClose, PcOpen, Ph, Plural, Runs, Select, Text
 from kapi.formats import icu
+from kapi.formats.common import gc_paused
 from kapi.formats.skeleton import Span, TextSkeleton, decode_text, line_column
 
 __all__ = ["ArbFormat", "JsonFormat", "JsonSkeleton"]
@@ -369,6 +371,139 @@ class _Scanner:
         return self.fail("unterminated string", start)
 
 
+# The fast path: one regex splits the text into steps, each a separator (whitespace
+# with at most one comma) and then either a member name with its colon (and its value
+# when that is a string: the common catalogue entry, read in one step) or one token.
+# A loop builds the same tree without recursion. It accepts only valid JSON within
+# the limits; on anything else the scanner above re-reads the text to name the error.
+_STRING_TOKEN = r'"(?:[^"\\\x00-\x1f]++|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*+"'
+_STEPS = re.compile(
+    r"([ \t\n\r]*+,?[ \t\n\r]*+)"
+    rf"(?:({_STRING_TOKEN})([ \t\n\r]*+:[ \t\n\r]*+)({_STRING_TOKEN})?"
+    rf"|({_STRING_TOKEN}"
+    r"|-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?"
+    r"|true|false|null|[^ \t\n\r]))"
+)
+_SCALAR_START = frozenset("-0123456789tfn")
+# What the loop expects next.
+_VALUE, _ITEM_OR_CLOSE, _KEY_OR_CLOSE, _AFTER, _END = range(5)
+
+
+class _Fallback(Exception):
+    """The fast path met something it does not accept; the scanner will say what."""
+
+
+def _fast_tree(text: str, limits: Limits) -> JsonNode:
+    max_depth = limits.max_depth
+    max_entries = limits.max_entries
+    entries = 0
+    pos = 0
+    root: JsonNode | None = None
+    stack: list[JsonContainer] = []
+    top: Any = None  # the open container
+    in_object = False
+    key: JsonString | None = None
+    state = _VALUE
+    for lead, name, colon, string, token in _STEPS.findall(text):
+        comma = "," in lead
+        start = pos + len(lead)
+        if name:
+            # A member name comes after "{", or after a value and a comma, in an object.
+            expected = not comma if state == _KEY_OR_CLOSE else state == _AFTER and comma
+            if not in_object or not expected:
+                raise _Fallback
+            pos = start + len(name)
+            key = JsonString(
+                start, pos, name[1:-1] if "\\" not in name else scanstring(text, start + 1)[0]
+            )
+            pos += len(colon)
+            if string:
+                start = pos
+                pos += len(string)
+                value = string[1:-1] if "\\" not in string else scanstring(text, start + 1)[0]
+                entries += 1
+                if entries > max_entries:
+                    raise _Fallback
+                top.members.append(JsonMember(key, JsonString(start, pos, value)))
+                state = _AFTER
+            else:
+                state = _VALUE
+            continue
+        pos = start + len(token)
+        first = token[0]
+        if state == _AFTER:
+            if comma:
+                if in_object:
+                    raise _Fallback
+                state = _VALUE  # the next array item
+            elif first != ("}" if in_object else "]"):
+                raise _Fallback
+        elif comma or state == _END or (state == _KEY_OR_CLOSE and first != "}"):
+            raise _Fallback
+        if state == _VALUE or (state == _ITEM_OR_CLOSE and first != "]"):
+            node: JsonNode
+            if first == '"':
+                if len(token) == 1:
+                    raise _Fallback
+                value = token[1:-1] if "\\" not in token else scanstring(text, start + 1)[0]
+                node = JsonString(start, pos, value)
+            elif first == "{":
+                node = JsonObject(start)
+            elif first == "[":
+                node = JsonArray(start)
+            elif first in _SCALAR_START and (len(token) > 1 or first.isdigit()):
+                node = JsonScalar(start, pos)
+            else:
+                raise _Fallback
+            if top is None:
+                root = node
+            else:
+                entries += 1
+                if entries > max_entries:
+                    raise _Fallback
+                if in_object:
+                    top.members.append(JsonMember(key, node))  # type: ignore[arg-type]
+                else:
+                    top.items.append(node)
+            if first == "{" or first == "[":
+                stack.append(node)  # type: ignore[arg-type]
+                if len(stack) > max_depth:
+                    raise _Fallback
+                top = node
+                in_object = first == "{"
+                state = _KEY_OR_CLOSE if in_object else _ITEM_OR_CLOSE
+            else:
+                state = _END if top is None else _AFTER
+            continue
+        # The open container closes.
+        top.end = pos
+        stack.pop()
+        if stack:
+            top = stack[-1]
+            in_object = isinstance(top, JsonObject)
+            state = _AFTER
+        else:
+            top = None
+            state = _END
+    if state != _END or root is None:
+        raise _Fallback
+    return root
+
+
+def scan(text: str, path: str, limits: Limits) -> tuple[JsonNode, _Stats]:
+    """The tree of a JSON text and how its strings are escaped; FormatError if it is not JSON."""
+    try:
+        root = _fast_tree(text, limits)
+    except _Fallback:
+        scanner = _Scanner(text, path, limits)
+        return scanner.document(), scanner.stats
+    # Outside strings valid JSON has only ASCII punctuation, literals and numbers, so
+    # the whole text shows the same escapes and raw characters as its strings together.
+    stats = _Stats()
+    stats.observe(text)
+    return root, stats
+
+
 # --- escaping ----------------------------------------------------------------------------
 
 
@@ -432,7 +567,18 @@ Segment: TypeAlias = str | int
 
 
 def _escape_key(key: str) -> str:
+    if "\\" not in key and "." not in key and "[" not in key:
+        return key
     return key.replace("\\", "\\\\").replace(".", "\\.").replace("[", "\\[")
+
+
+def _child_name(name: str, depth: int, segment: Segment, flat: bool) -> str:
+    """``_join((*path, segment), flat)``, given ``name = _join(path, flat)`` and ``len(path)``."""
+    if isinstance(segment, int):
+        return f"{name}[{segment}]"
+    if flat:
+        return name + segment
+    return f"{name}.{_escape_key(segment)}" if depth else _escape_key(segment)
 
 
 def _join(path: tuple[Segment, ...], flat: bool) -> str:
@@ -495,23 +641,34 @@ def _split(name: str, flat: bool) -> tuple[Segment, ...]:
 # --- the skeleton ------------------------------------------------------------------------
 
 
-@frozen(eq=False)
 class _Value:
     """One JSON string a block was read from, and the runs read there."""
 
-    block_id: str
-    node: JsonString
-    runs: Runs
-    form: str = ""  # the i18next plural form this sibling holds
-    layouts: tuple[icu.StructureLayout, ...] = ()
+    __slots__ = ("block_id", "form", "layouts", "node", "runs")
+
+    def __init__(
+        self,
+        block_id: str,
+        node: JsonString,
+        runs: Runs,
+        form: str = "",  # the i18next plural form this sibling holds
+        layouts: tuple[icu.StructureLayout, ...] = (),
+    ) -> None:
+        self.block_id = block_id
+        self.node = node
+        self.runs = runs
+        self.form = form
+        self.layouts = layouts
 
 
-@frozen(eq=False)
 class _Place:
     """An item (member or array element) that belongs to a block."""
 
-    container: JsonContainer
-    index: int
+    __slots__ = ("container", "index")
+
+    def __init__(self, container: JsonContainer, index: int) -> None:
+        self.container = container
+        self.index = index
 
 
 @frozen(eq=False)
@@ -553,6 +710,9 @@ def _own_locale(*candidates: str) -> str:
 
 def _parse_value(text: str, icu_file: bool) -> tuple[Runs, tuple[icu.StructureLayout, ...]]:
     """A value's runs: ICU when the file is ICU and the value parses, else plain placeholders."""
+    if "{" not in text and "$t(" not in text and not (icu_file and "'" in text):
+        # Plain text in both dialects: no argument, no nesting, no ICU quoting.
+        return ((Text(text),) if text else ()), ()
     if icu_file:
         try:
             message = icu.parse(text)
@@ -575,10 +735,13 @@ def _branches(run: object) -> list[Runs]:
     return []
 
 
-def _is_icu_file(root: JsonNode, arb: bool) -> bool:
+def _is_icu_file(root: JsonNode, arb: bool, text: str) -> bool:
     """ARB, or any string value holding an ICU plural/select that parses."""
     if arb:
         return True
+    if "plural" not in text and "select" not in text and "\\u" not in text:
+        # Only a \u escape can spell a keyword the raw text does not show.
+        return False
     stack: list[JsonNode] = [root]
     while stack:
         node = stack.pop()
@@ -606,17 +769,17 @@ def _has_object(node: JsonNode) -> bool:
 class _Reader:
     """Walks the tree into blocks, values and the places a block occupies."""
 
-    def __init__(self, root: JsonNode, arb: bool, locale: str) -> None:
+    def __init__(self, root: JsonNode, arb: bool, locale: str, text: str) -> None:
         self.root = root
         self.arb = arb
-        self.icu = _is_icu_file(root, arb)
+        self.icu = _is_icu_file(root, arb, text)
         self.locale = locale
         self.flat = isinstance(root, JsonObject) and not any(
             _has_object(m.value) for m in root.members if not (arb and m.key.value.startswith("@"))
         )
         self.blocks: list[Block] = []
         self.values: list[_Value] = []
-        self.places: dict[str, list[_Place]] = {}
+        self.places: dict[str, list[_Place] | tuple[_Place, ...]] = {}
         self.names: dict[str, str] = {}
         self.folded: set[str] = set()
         self.notes: dict[str, str] = {}
@@ -633,7 +796,7 @@ class _Reader:
                     note = _description(member.value)
                     if note is not None:
                         self.notes[key[1:]] = note
-        self.walk(root, ())
+        self.walk(root, 0, "", "")
 
     def new_id(self, name: str) -> str:
         base = name or "$"
@@ -645,19 +808,25 @@ class _Reader:
         self.seen.add(candidate)
         return candidate
 
-    def walk(self, node: JsonNode, path: tuple[Segment, ...]) -> None:
-        if isinstance(node, JsonString):
-            self.string(node, path, None)
-        elif isinstance(node, JsonArray):
-            for index, item in enumerate(node.items):
-                if isinstance(item, JsonString):
-                    self.string(item, (*path, index), _Place(node, index))
-                else:
-                    self.walk(item, (*path, index))
-        elif isinstance(node, JsonObject):
-            self.object(node, path)
+    # A value's key path is told by its depth (the path's length), its last segment and
+    # its name (the path joined).
 
-    def object(self, node: JsonObject, path: tuple[Segment, ...]) -> None:
+    def walk(self, node: JsonNode, depth: int, segment: Segment, name: str) -> None:
+        if isinstance(node, JsonString):
+            self.string(node, depth, segment, name, None)
+        elif isinstance(node, JsonArray):
+            flat = self.flat
+            for index, item in enumerate(node.items):
+                child = _child_name(name, depth, index, flat)
+                if isinstance(item, JsonString):
+                    self.string(item, depth + 1, index, child, _Place(node, index))
+                else:
+                    self.walk(item, depth + 1, index, child)
+        elif isinstance(node, JsonObject):
+            self.object(node, depth, name)
+
+    def object(self, node: JsonObject, depth: int, name: str) -> None:
+        flat = self.flat
         members = node.members
         last = {member.key.value: index for index, member in enumerate(members)}
         groups: dict[str, dict[str, int]] = {}
@@ -675,42 +844,55 @@ class _Reader:
             key = member.key.value
             if last[key] != index:
                 continue  # shadowed by a later member with the same key
-            if self.arb and not path and key.startswith("@"):
+            if self.arb and not depth and key.startswith("@"):
                 continue
             base = owner.get(index)
             if base is not None:
                 if base not in emitted:
                     emitted.add(base)
-                    self.plural(node, (*path, base), folded[base])
+                    child = _child_name(name, depth, base, flat)
+                    self.plural(node, child, folded[base])
                 continue
+            child = _child_name(name, depth, key, flat)
             if isinstance(member.value, JsonString):
-                self.string(member.value, (*path, key), _Place(node, index))
+                self.string(member.value, depth + 1, key, child, _Place(node, index))
             else:
-                self.walk(member.value, (*path, key))
+                self.walk(member.value, depth + 1, key, child)
 
-    def place_list(self, block_id: str, path: tuple[Segment, ...]) -> list[_Place]:
-        places = self.places.setdefault(block_id, [])
-        if self.arb and len(path) == 1 and isinstance(self.root, JsonObject):
-            meta = self.meta.get(str(path[0]))
+    def place_list(self, block_id: str, depth: int, segment: Segment) -> list[_Place]:
+        places: list[_Place] = []
+        self.places[block_id] = places
+        if self.arb and depth == 1 and isinstance(self.root, JsonObject):
+            meta = self.meta.get(str(segment))
             if meta is not None:
                 places.append(_Place(self.root, meta))
         return places
 
-    def properties(self, path: tuple[Segment, ...]) -> dict[str, str]:
-        if self.arb and len(path) == 1:
-            note = self.notes.get(str(path[0]))
+    def properties(self, depth: int, segment: Segment) -> dict[str, str]:
+        if self.arb and depth == 1:
+            note = self.notes.get(str(segment))
             if note is not None:
                 return {"note": note}
         return {}
 
-    def string(self, node: JsonString, path: tuple[Segment, ...], place: _Place | None) -> None:
-        name = _join(path, self.flat)
-        block_id = self.new_id(name)
+    def string(
+        self, node: JsonString, depth: int, segment: Segment, name: str, place: _Place | None
+    ) -> None:
+        if name and name not in self.seen:
+            self.seen.add(name)
+            block_id = name
+        else:
+            block_id = self.new_id(name)
         runs, layouts = _parse_value(node.value, self.icu)
         self.values.append(_Value(block_id, node, runs, "", layouts))
-        places = self.place_list(block_id, path)
-        if place is not None:
-            places.insert(0, place)
+        if self.arb:
+            places = self.place_list(block_id, depth, segment)
+            if place is not None:
+                places.insert(0, place)
+            properties = self.properties(depth, segment)
+        else:
+            self.places[block_id] = (place,) if place is not None else ()
+            properties = {}
         self.names[block_id] = name
         self.blocks.append(
             Block(
@@ -718,15 +900,15 @@ class _Reader:
                 source=runs,
                 name=name,
                 locale=self.locale,
-                properties=self.properties(path),
+                properties=properties,
             )
         )
 
-    def plural(self, node: JsonObject, path: tuple[Segment, ...], forms: dict[str, int]) -> None:
-        name = _join(path, self.flat)
+    def plural(self, node: JsonObject, name: str, forms: dict[str, int]) -> None:
         block_id = self.new_id(name)
         branches: dict[str, Runs] = {}
-        places = self.places.setdefault(block_id, [])
+        places: list[_Place] = []
+        self.places[block_id] = places
         for form in sorted(forms, key=_CLDR_ORDER.index):
             index = forms[form]
             value = node.members[index].value
@@ -1292,7 +1474,8 @@ class JsonFormat:
     def read(self, data: bytes, *, path: str = "", locale: str = "") -> Document:
         text, encoding, bom = decode_text(data, path=path, encodings=("utf-8",), limits=self.limits)
         try:
-            return self._read(text, encoding, bom, path, locale)
+            with gc_paused():
+                return self._read(text, encoding, bom, path, locale)
         except RecursionError:
             # Only with a max_depth above what Python's stack allows.
             raise FormatError(
@@ -1300,8 +1483,7 @@ class JsonFormat:
             ) from None
 
     def _read(self, text: str, encoding: str, bom: bytes, path: str, locale: str) -> Document:
-        scanner = _Scanner(text, path, self.limits)
-        root = scanner.document()
+        root, stats = scan(text, path, self.limits)
         declared = ""
         arb = self.arb
         if isinstance(root, JsonObject):
@@ -1312,7 +1494,7 @@ class JsonFormat:
                         declared = member.value.value
                     break
         own = _own_locale(declared, locale)
-        reader = _Reader(root, arb, own)
+        reader = _Reader(root, arb, own, text)
         reader.read()
         pretty, unit, separator = _layout(text, root)
         spans = tuple(
@@ -1332,7 +1514,7 @@ class JsonFormat:
             places={key: tuple(value) for key, value in reader.places.items()},
             names=dict(reader.names),
             folded=frozenset(reader.folded),
-            style=_style(scanner.stats),
+            style=_style(stats),
             flat=reader.flat,
             arb=arb,
             icu=reader.icu,

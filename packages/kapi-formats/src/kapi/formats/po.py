@@ -42,12 +42,14 @@ import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import PurePath
+from typing import Any
 
 from attrs import define, field, frozen
 
 from kapi.core.edition import EditionKeyError, canonical_locale
 from kapi.core.format import DEFAULT_LIMITS, FormatError, Limits, WriteRefused
 from kapi.core.model import Block, Document, Edition, PcClose, PcOpen, Ph, Plural, Run, Runs, Text
+from kapi.formats.common import gc_paused
 from kapi.formats.skeleton import Span, TextSkeleton, decode_text, line_column
 
 __all__ = ["PoFormat", "plural_categories"]
@@ -156,7 +158,7 @@ class _Draft:
 
 # --- strings and escapes ----------------------------------------------------------------
 
-_LITERAL = re.compile(r'"((?:[^"\\]|\\.)*)"')
+_LITERAL = re.compile(r'"((?:[^"\\]++|\\.)*+)"')
 _KEYWORD = re.compile(r"(msgctxt|msgid_plural|msgid|msgstr(?:\[(\d+)\])?)(?=[\s\"]|$)")
 _ESCAPE = re.compile(
     r"\\(?:([ntr\\\"abfv?'])|((?:[0-7]{1,3}|x[0-9A-Fa-f]+)(?:\\(?:[0-7]{1,3}|x[0-9A-Fa-f]+))*)|(.))"
@@ -220,17 +222,24 @@ def quote(text: str, *, prefix: int, wrap: bool, newline: str) -> str:
 
 
 _WORD = re.compile(r"\S*\s*")
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+# From the first character that may take two columns on: a text without any is never
+# wider than it is long.
+_FIRST_WIDE = next(c for c in range(0x1100) if unicodedata.east_asian_width(chr(c)) in ("W", "F"))
+_MAYBE_WIDE = re.compile(f"[{chr(_FIRST_WIDE)}-\U0010ffff]")
 
 
 def display_width(text: str) -> int:
     """Columns a terminal gives ``text``: wide characters two, combining marks none."""
     if text.isascii():
         return len(text)
-    width = 0
-    for char in text:
+    # Every ASCII character is one column; look only at the others.
+    width = len(text)
+    for char in _NON_ASCII.findall(text):
         if unicodedata.combining(char) or unicodedata.category(char) in ("Mn", "Me", "Cf"):
-            continue
-        width += 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+            width -= 1
+        elif unicodedata.east_asian_width(char) in ("W", "F"):
+            width += 1
     return width
 
 
@@ -291,12 +300,18 @@ def placeholder_syntax(flags: Iterable[str]) -> str:
     return "plain"
 
 
+_PATTERNS = {"printf": _PRINTF, "plain": _PRINTF_PLAIN, "brace": _BRACE}
+
+
 def text_runs(text: str, syntax: str) -> Runs:
     """Runs of one string: text, and placeholders as ``code:placeholder`` codes."""
-    pattern = {"printf": _PRINTF, "plain": _PRINTF_PLAIN, "brace": _BRACE}.get(syntax)
+    pattern = _PATTERNS.get(syntax)
     if not text:
         return ()
-    if pattern is None:
+    # Every placeholder has a percent sign, every brace code a brace.
+    if pattern is None or (
+        "{" not in text and "}" not in text if syntax == "brace" else "%" not in text
+    ):
         return (Text(text),)
     runs: list[Run] = []
     cursor = 0
@@ -425,6 +440,8 @@ class _Reader:
         self.limits = limits
         self.drafts: list[_Draft] = []
         self.long_single = False
+        # Lines up to this long cannot be too wide (see _note_width).
+        self.short_line = WRAP_WIDTH if _MAYBE_WIDE.search(text) is None else WRAP_WIDTH // 2
 
     def fail(self, message: str, index: int) -> FormatError:
         line, column = line_column(self.text, index)
@@ -432,48 +449,55 @@ class _Reader:
 
     def read(self) -> list[_Draft]:
         text = self.text
+        drafts = self.drafts
+        max_entries = self.limits.max_entries
         draft: _Draft | None = None
-        current: tuple[str, int, int, list[str], int, str] | None = None  # open string field
-        position = 0
-        line_number = 0
+        # The open field: keyword, start, end, its literals' texts, line, newline.
+        current: list[Any] | None = None
         length = len(text)
+        lines = text.split("\n")
+        if not lines[-1]:
+            lines.pop()  # the text ends with a newline (or is empty)
+        position = 0
 
         def close_field() -> None:
             nonlocal current
-            if current is None or draft is None:
-                current = None
-                return
-            keyword, start, end, parts, line, newline = current
-            draft.fields.append(PoField(keyword, start, end, "".join(parts), newline, line))
+            if current is not None and draft is not None:
+                keyword, start, end, parts, line, newline = current
+                draft.fields.append(PoField(keyword, start, end, "".join(parts), newline, line))
             current = None
 
         def finish() -> None:
             nonlocal draft
             close_field()
             if draft is not None and draft.fields:
-                self.drafts.append(draft)
-                if len(self.drafts) > self.limits.max_entries:
+                drafts.append(draft)
+                if len(drafts) > max_entries:
                     raise FormatError(
-                        f"more than {self.limits.max_entries} entries",
+                        f"more than {max_entries} entries",
                         path=self.path,
                         line=draft.start_line,
                         code="budget_exceeded",
                     )
                 draft = None
 
-        while position < length:
-            line_number += 1
-            newline_at = text.find("\n", position)
-            line_end = length if newline_at < 0 else newline_at + 1
-            content_end = newline_at if newline_at >= 0 else length
-            if content_end > position and text[content_end - 1] == "\r":
-                content_end -= 1
-            newline = text[content_end:line_end]
-            indent = position
-            while indent < content_end and text[indent] in " \t":
-                indent += 1
-            first = text[indent] if indent < content_end else ""
-            if not first:
+        for line_number, line in enumerate(lines, start=1):
+            line_end = position + len(line) + 1
+            if line_end > length:
+                line_end = length  # the last line has no newline
+            content = line[:-1] if line.endswith("\r") else line
+            stripped = content.lstrip(" \t")
+            content_end = position + len(content)
+            indent = content_end - len(stripped)
+            first = stripped[:1]
+            if first == '"':
+                if current is None:
+                    raise self.fail("a string continues no keyword", indent)
+                end = self._literals(indent, content_end, current[3])
+                current[2] = end
+                if not self.long_single and end - position > self.short_line:
+                    self._note_width(position, indent, end)
+            elif not first:
                 finish()
             elif first == "#":
                 close_field()
@@ -481,19 +505,10 @@ class _Reader:
                     finish()
                 if draft is None:
                     draft = _Draft(start_line=line_number)
-                marker = text[indent : indent + 2]
+                marker = stripped[:2]
                 if marker not in _COMMENT_MARKERS:
                     marker = "#"
-                draft.comments.append(
-                    (marker, text[indent + len(marker) : content_end], position, line_end)
-                )
-            elif first == '"':
-                if current is None:
-                    raise self.fail("a string continues no keyword", indent)
-                end, parts = self._literals(indent, content_end)
-                current[3].extend(parts)
-                current = (current[0], current[1], end, current[3], current[4], current[5])
-                self._note_width(position, indent, end)
+                draft.comments.append((marker, stripped[len(marker) :], position, line_end))
             else:
                 match = _KEYWORD.match(text, indent, content_end)
                 if match is None:
@@ -515,61 +530,78 @@ class _Reader:
                     start += 1
                 if start >= content_end or text[start] != '"':
                     raise self.fail(f"{keyword} needs a string", start)
-                end, parts = self._literals(start, content_end)
-                self._note_width(position, start, end)
-                current = (keyword, start, end, parts, line_number, newline or "\n")
+                literals: list[str] = []
+                end = self._literals(start, content_end, literals)
+                if not self.long_single and end - position > self.short_line:
+                    self._note_width(position, start, end)
+                newline = text[content_end:line_end] or "\n"
+                current = [keyword, start, end, literals, line_number, newline]
             position = line_end
         finish()
-        return self.drafts
+        return drafts
 
     def _note_width(self, line_start: int, literal: int, end: int) -> None:
         # A line past 79 columns that gettext could have broken at a space means
         # the file was written without wrapping (msgcat --no-wrap).
         if self.long_single or end - line_start <= WRAP_WIDTH // 2:
             return
-        line = self.text[line_start:end]
         if (
-            display_width(line) > WRAP_WIDTH
-            and " " in self.text[literal + 1 : literal + WRAP_WIDTH // 2]
+            " " in self.text[literal + 1 : literal + WRAP_WIDTH // 2]
+            and display_width(self.text[line_start:end]) > WRAP_WIDTH
         ):
             self.long_single = True
 
-    def _literals(self, start: int, stop: int) -> tuple[int, list[str]]:
-        parts: list[str] = []
+    def _literals(self, start: int, stop: int, parts: list[str]) -> int:
+        """Read the string literals from ``start`` to the line's end into ``parts``; their end."""
         cursor = start
         text = self.text
         while True:
             match = _LITERAL.match(text, cursor, stop)
             if match is None:
                 raise self.fail("unterminated string", cursor)
-            try:
-                parts.append(unescape(match.group(1), self.encoding))
-            except ValueError as err:
-                raise self.fail(
-                    "unknown escape sequence", cursor + 1 + int(str(err.args[0]))
-                ) from None
+            raw = match.group(1)
+            if "\\" in raw:
+                try:
+                    raw = unescape(raw, self.encoding)
+                except ValueError as err:
+                    raise self.fail(
+                        "unknown escape sequence", cursor + 1 + int(str(err.args[0]))
+                    ) from None
+            parts.append(raw)
             end = match.end()
+            if end == stop:
+                return end
             cursor = end
             while cursor < stop and text[cursor] in " \t":
                 cursor += 1
             if cursor >= stop:
-                return end, parts
+                return end
             if text[cursor] != '"':
                 raise self.fail("unexpected text after a string", cursor)
 
 
-def _comment_lines(draft: _Draft, marker: str) -> list[str]:
-    return [
-        body[1:] if body.startswith(" ") else body
-        for mark, body, _, _ in draft.comments
-        if mark == marker
-    ]
+def _comment_lines(draft: _Draft) -> tuple[dict[str, list[str]], tuple[int, int] | None, int]:
+    """Each comment marker's lines (one leading space dropped) in file order; where the
+    first ``#,`` line sits; where a new ``#,`` line goes (before ``#|``, else the keywords)."""
+    out: dict[str, list[str]] = {}
+    flag_line: tuple[int, int] | None = None
+    insert_at = -1
+    for mark, body, start, end in draft.comments:
+        lines = out.get(mark)
+        if lines is None:
+            lines = out[mark] = []
+            if mark == "#,":
+                flag_line = (start, end)
+            elif mark == "#|":
+                insert_at = start
+        lines.append(body[1:] if body.startswith(" ") else body)
+    return out, flag_line, draft.first_keyword if insert_at < 0 else insert_at
 
 
-def _previous(draft: _Draft) -> dict[str, str]:
+def _previous(lines: list[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     key = ""
-    for line in _comment_lines(draft, "#|"):
+    for line in lines:
         stripped = line.strip()
         match = _KEYWORD.match(stripped)
         rest = stripped
@@ -608,6 +640,10 @@ class PoFormat:
         text, encoding, bom = decode_text(
             data, path=path, encodings=_encodings(data), limits=self.limits
         )
+        with gc_paused():
+            return self._read(text, encoding, bom, path, locale)
+
+    def _read(self, text: str, encoding: str, bom: bytes, path: str, locale: str) -> Document:
         reader = _Reader(text, path, encoding, self.limits)
         drafts = reader.read()
         source_locale = _source_locale(locale, path)
@@ -640,13 +676,16 @@ class PoFormat:
 
         for number, (draft, named, msgstr) in enumerate(pending, start=1):
             block_id = f"tu{number}"
-            flags = tuple(
-                flag.strip()
-                for line in _comment_lines(draft, "#,")
-                for flag in line.split(",")
-                if flag.strip()
+            comments, flag_line, insert_at = _comment_lines(draft)
+            flag_lines = comments.get("#,")
+            flags = (
+                tuple(
+                    flag.strip() for line in flag_lines for flag in line.split(",") if flag.strip()
+                )
+                if flag_lines
+                else ()
             )
-            syntax = placeholder_syntax(flags)
+            syntax = placeholder_syntax(flags) if flags else "plain"
             msgid = named["msgid"]
             assert msgid is not None
             plural_field = named["msgid_plural"]
@@ -678,7 +717,7 @@ class PoFormat:
             status = ("draft" if "fuzzy" in flags else "translated") if has_text else ""
             if not has_text:
                 target = None
-            properties = self._properties(draft, flags, context)
+            properties = self._properties(comments, flags, context)
             if plural_field is not None:
                 properties["plural_forms"] = " ".join(forms)
             name = msgid.value if context is None else f"{context.value}\u0004{msgid.value}"
@@ -694,13 +733,6 @@ class PoFormat:
                     targets=targets,
                     properties=properties,
                 )
-            )
-            flag_line = next(
-                ((start, end) for mark, _, start, end in draft.comments if mark == "#,"), None
-            )
-            insert_at = next(
-                (start for mark, _, start, _ in draft.comments if mark == "#|"),
-                draft.first_keyword,
             )
             entries.append(
                 PoEntry(
@@ -782,23 +814,25 @@ class PoFormat:
         return named, msgstr
 
     def _properties(
-        self, draft: _Draft, flags: tuple[str, ...], context: PoField | None
+        self, comments: dict[str, list[str]], flags: tuple[str, ...], context: PoField | None
     ) -> dict[str, str]:
         properties: dict[str, str] = {}
         if context is not None:
             properties["context"] = context.value
         if flags:
             properties["flags"] = ", ".join(flags)
-        notes = _comment_lines(draft, "#.")
+        notes = comments.get("#.")
         if notes:
             properties["note"] = "\n".join(notes)
-        comments = _comment_lines(draft, "#")
-        if comments:
-            properties["comment"] = "\n".join(comments)
-        locations = [token for line in _comment_lines(draft, "#:") for token in line.split()]
+        translator = comments.get("#")
+        if translator:
+            properties["comment"] = "\n".join(translator)
+        locations = [token for line in comments.get("#:", ()) for token in line.split()]
         if locations:
             properties["locations"] = " ".join(locations)
-        properties.update(_previous(draft))
+        previous = comments.get("#|")
+        if previous:
+            properties.update(_previous(previous))
         return properties
 
     # --- writing ------------------------------------------------------------------------

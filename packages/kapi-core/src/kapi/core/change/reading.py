@@ -17,7 +17,7 @@ from kapi.core.change.result import ResultRef
 from kapi.core.change.service import edition_rev, own_edition_key
 from kapi.core.edittext import code_token, render_edit_text
 from kapi.core.format import FormatCapabilities
-from kapi.core.model import Block, PcOpen, Ph, Plural, Runs, Select, Sub, plain_text
+from kapi.core.model import Block, PcOpen, Ph, Plural, Runs, Select, Sub, Text, plain_text
 from kapi.core.revision import revision
 
 __all__ = [
@@ -172,9 +172,23 @@ def _edition_status(block: Block, key: str) -> str:
     return "new"
 
 
+def _only_text(runs: Runs) -> bool:
+    return all(type(run) is Text for run in runs)
+
+
 def read_block(block: Block, staged: Staged, *, own_edition: bool) -> BlockRead:
     caps = staged.capabilities
-    source_rev = revision(own_edition_key(block), block.source)
+    source = block.source
+    source_rev = revision(own_edition_key(block), source)
+    if _only_text(source):
+        # Plain text (most catalogue values): no codes, no structures.
+        text = "".join([run.text for run in source])  # type: ignore[union-attr]
+        source_codes = None
+        source_structures = None
+    else:
+        text = render_edit_text(source)
+        source_codes = code_infos(source, caps)
+        source_structures = tuple(structures(source)) or None
     editions: dict[str, EditionRead] = {}
     for key in sorted(block.targets):
         edition = block.targets[key]
@@ -185,7 +199,7 @@ def read_block(block: Block, staged: Staged, *, own_edition: bool) -> BlockRead:
             text=render_edit_text(runs),
             status=_edition_status(block, key),
             stale=bool(edition.basis) and edition.basis != source_rev,
-            codes=codes if codes != code_infos(block.source, caps) else None,
+            codes=codes if codes != source_codes else None,
             structures=tuple(structures(runs)) or None,
             basis=edition.basis or None,
         )
@@ -193,10 +207,10 @@ def read_block(block: Block, staged: Staged, *, own_edition: bool) -> BlockRead:
     return BlockRead(
         ref=ResultRef(doc=staged.doc, block=block.ref_key, edition=edition_name or None),
         rev=source_rev,
-        text=render_edit_text(block.source),
+        text=text,
         ops=block_ops(block, staged),
-        codes=code_infos(block.source, caps),
-        structures=tuple(structures(block.source)) or None,
+        codes=source_codes,
+        structures=source_structures,
         editions=editions or None,
         role=block.role or None,
         level=block.level or None,

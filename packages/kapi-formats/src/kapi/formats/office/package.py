@@ -31,19 +31,18 @@ rewritten entry by entry through ``zipfile`` with the same metadata instead.
 
 from __future__ import annotations
 
-import gc
 import io
 import posixpath
 import struct
 import zipfile
 import zlib
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from urllib.parse import unquote
 
 from attrs import frozen
 
 from kapi.core.format import DEFAULT_LIMITS, FormatError, Limits
+from kapi.formats.common import gc_paused
 from kapi.formats.office.xmlsplice import Ancestors, Element, OnElement, parse_part
 
 __all__ = [
@@ -204,22 +203,6 @@ class OfficePackage:
 
     def targets_by_id(self, source: str) -> dict[str, Relationship]:
         return {rel.id: rel for rel in self.relationships(source)}
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a reader builds many small objects.
-
-    A big sheet makes hundreds of thousands of acyclic objects; without the pause
-    the collector's passes over them take about as long as the reading itself.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _resolve(folder: str, target: str) -> str:

@@ -39,6 +39,7 @@ from attrs import frozen
 from kapi.core.edition import EditionKeyError, canonical_locale
 from kapi.core.format import DEFAULT_LIMITS, FormatError, Limits, WriteRefused
 from kapi.core.model import Block, Document, PcClose, PcOpen, Ph
+from kapi.formats.common import gc_paused
 from kapi.formats.office.inline import (
     OUTER_LEVEL,
     RUN_PAIR,
@@ -51,13 +52,7 @@ from kapi.formats.office.inline import (
     choose_base,
     refuse_targets,
 )
-from kapi.formats.office.package import (
-    OfficePackage,
-    Relationship,
-    gc_paused,
-    open_package,
-    write_package,
-)
+from kapi.formats.office.package import OfficePackage, Relationship, open_package, write_package
 from kapi.formats.office.xmlsplice import Ancestors, Element, escape_text
 
 __all__ = ["PptxFormat"]

@@ -38,6 +38,7 @@ from attrs import frozen
 from kapi.core.edition import EditionKeyError, canonical_locale
 from kapi.core.format import DEFAULT_LIMITS, FormatError, Limits, WriteRefused
 from kapi.core.model import Block, Document, Runs, Text
+from kapi.formats.common import gc_paused
 from kapi.formats.office.inline import (
     RUN_PAIR,
     Dialect,
@@ -48,7 +49,7 @@ from kapi.formats.office.inline import (
     rebuild_content,
     refuse_targets,
 )
-from kapi.formats.office.package import OfficePackage, gc_paused, open_package, write_package
+from kapi.formats.office.package import OfficePackage, open_package, write_package
 from kapi.formats.office.xmlsplice import Ancestors, Element, escape_text
 
 __all__ = ["XlsxFormat"]
