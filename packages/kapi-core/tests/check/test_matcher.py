@@ -115,6 +115,16 @@ def test_longer_overlapping_term_wins() -> None:
     assert [(m.text, m.rule_index) for m in found] == [("big data lake", 1), ("data", 0)]
 
 
+def test_longer_wins_across_terms_with_different_boundary_rules() -> None:
+    # "C++" needs no boundary after it, "C" and "C++ Builder" do; ".NET" none before it
+    rules = [TermRule(term="C"), TermRule(term="C++"), TermRule(term="C++ Builder")]
+    rules += [TermRule(term="NET"), TermRule(term=".NET"), TermRule(term="ASP.NET")]
+    text = "Use C++ Builder, C++ or C with ASP.NET, .NET or NET."
+    expected = ["C++ Builder", "C++", "C", "ASP.NET", ".NET", "NET"]
+    assert hits(rules, text) == expected
+    assert hits(rules[::-1], text) == expected
+
+
 def test_a_preferred_wording_shields_a_shorter_term_inside_it() -> None:
     rules = [TermRule(term="cloud"), TermRule(replacement="Cloud Run")]
     assert hits(rules, "Deploy to Cloud Run, not the cloud") == ["cloud"]

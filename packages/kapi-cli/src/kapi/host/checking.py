@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
+import sys
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from attrs import frozen
+from attrs import evolve, frozen
 
 from kapi.core.check.engine import run_check
 from kapi.core.check.findings import Lines
@@ -74,6 +76,17 @@ def _read_target(
     data: bytes | None = None,
     format_name: str | None = None,
 ) -> CheckTarget:
+    return _read(workspace.source_language, path, display, data, format_name)
+
+
+def _read(
+    source_language: str,
+    path: Path,
+    display: str,
+    data: bytes | None = None,
+    format_name: str | None = None,
+) -> CheckTarget:
+    """One file read by its format into a check target (plain values in, for worker processes)."""
     from kapi.formats import registry
     from kapi.formats.home import read_file
 
@@ -84,11 +97,9 @@ def _read_target(
             spec = (
                 registry.get(format_name) if format_name else registry.detect(display, raw[:4096])
             )
-            document = registry.load_codec(spec).read(
-                raw, path=display, locale=workspace.source_language
-            )
+            document = registry.load_codec(spec).read(raw, path=display, locale=source_language)
         else:
-            _, document, spec = read_file(path, display=display, locale=workspace.source_language)
+            _, document, spec = read_file(path, display=display, locale=source_language)
     except registry.UnknownFormat as err:
         return CheckTarget(file=display, status="no_reader", reason=str(err))
     except FormatError as err:
@@ -103,7 +114,7 @@ def _read_target(
         file=display,
         format=spec.name,
         blocks=document.blocks,
-        locale=document.locale or workspace.source_language,
+        locale=document.locale or source_language,
         context_path=display,
         block_lines=block_lines(document) or {},
         extraction_ms=elapsed,
@@ -136,8 +147,6 @@ def _run(
 
 
 def _options(options: CheckOptions) -> CheckOptions:
-    from attrs import evolve
-
     from kapi.host.store import now
 
     return evolve(options, at=options.at or now(), tool_version=options.tool_version or _version())
@@ -153,33 +162,45 @@ def check_files(
     target: str | None = None,
     target_lang: str | None = None,
 ) -> Report:
-    """Check files (or ``-`` for stdin with ``format_name``)."""
-    import sys
+    """Check files (or ``-`` for stdin with ``format_name``).
 
-    targets: list[CheckTarget] = []
+    Many files are read by their formats in several processes at once (this
+    one and workers, in chunks); the engine then checks every target here, so
+    the report is the one a single process gives, files in the order given.
+    ``KAPI_CHECK_WORKERS`` sets how many processes read: ``0`` or ``1`` reads
+    everything in this process; ``N`` uses N processes (this one and N-1
+    workers, never more than one per file); unset or empty means automatic:
+    one process per CPU this process may use, from 64 files, when there is more
+    than one CPU. Workers start by ``fork`` where that is safe (not on macOS,
+    and only while this process runs one thread), else by ``spawn``, where each
+    worker imports kapi first, so automatic mode then waits for 512 files. When
+    no worker can start (a sandbox without semaphores) or one dies, this
+    process reads what is left. Any other value is a usage error (exit 2).
+    """
+    jobs: list[tuple[str, str]] = []  # (path, display) of each file a worker may read
     for path in paths:
         if path == "-":
             if not format_name:
                 raise HostError(
                     "checking stdin needs --format (see `kapi formats`)", exit_code=EXIT_USAGE
                 )
+        else:
+            jobs.append((path, _display(workspace, Path(path))))
+    read = iter(_read_all(workspace.source_language, jobs, format_name))
+    targets: list[CheckTarget] = []
+    for path in paths:
+        if path == "-":
             targets.append(
                 _read_target(workspace, Path("-"), "-", sys.stdin.buffer.read(), format_name)
             )
         else:
-            targets.append(
-                _read_target(
-                    workspace, Path(path), _display(workspace, Path(path)), format_name=format_name
-                )
-            )
+            targets.append(next(read))
     if target is not None:
         if len(targets) != 1 or not target_lang:
             raise HostError(
                 "--target checks one source file against one translation; give --target-lang",
                 exit_code=EXIT_USAGE,
             )
-        from attrs import evolve
-
         translated = _read_target(workspace, Path(target), _display(workspace, Path(target)))
         if translated.status != "checked":
             raise HostError(f"--target {target}: {translated.reason}", exit_code=EXIT_ERROR)
@@ -187,6 +208,155 @@ def check_files(
         options = evolve(options, target_locale=target_lang)
     label = paths[0] if len(paths) == 1 else f"{len(paths)} files"
     return _run(workspace, targets, governance, _options(options), label)
+
+
+# --- reading many files in worker processes ---------------------------------------------
+
+WORKERS_ENV = "KAPI_CHECK_WORKERS"
+# Automatic parallel reading starts at this many files: below it, starting the pool costs
+# about what it saves. A spawned worker imports kapi first, so it waits for more files.
+_AUTO_MIN_FILES = 64
+_AUTO_MIN_FILES_SPAWN = 512
+# Small chunks, several per process, so the processes finish together.
+_CHUNKS_PER_PROCESS = 24
+_CHUNK_MIN = 8
+_CHUNK_MAX = 64
+
+
+def _cpus() -> int:
+    affinity = getattr(os, "sched_getaffinity", None)
+    if affinity is not None:
+        try:
+            return len(affinity(0)) or 1
+        except OSError:
+            pass
+    return os.cpu_count() or 1
+
+
+def _fork_is_safe() -> bool:
+    """``fork`` copies one thread: safe while this process has no other (and never on macOS)."""
+    import multiprocessing
+    import threading
+
+    return (
+        "fork" in multiprocessing.get_all_start_methods()
+        and sys.platform != "darwin"
+        and threading.active_count() == 1
+    )
+
+
+def _processes(files: int) -> int:
+    """How many processes read ``files`` files: 1 means this process reads them all."""
+    raw = os.environ.get(WORKERS_ENV, "").strip()
+    if raw:
+        try:
+            wanted = int(raw)
+        except ValueError:
+            wanted = -1
+        if wanted < 0:
+            raise HostError(
+                f"{WORKERS_ENV}={raw!r}: give a number of processes (0 or 1 reads in this "
+                "process; unset for automatic)",
+                exit_code=EXIT_USAGE,
+            )
+        return max(1, min(wanted, files))
+    if files < _AUTO_MIN_FILES:
+        return 1  # decided before importing multiprocessing: a check of a few files starts fast
+    cpus = _cpus()
+    if cpus < 2 or (files < _AUTO_MIN_FILES_SPAWN and not _fork_is_safe()):
+        return 1
+    return min(cpus, files)
+
+
+def _read_all(
+    source_language: str, jobs: Sequence[tuple[str, str]], format_name: str | None
+) -> list[CheckTarget]:
+    """Each file read into a target, in the order given; in worker processes when many."""
+    processes = _processes(len(jobs))
+    if processes > 1:
+        return _read_parallel(source_language, jobs, format_name, processes)
+    return _read_chunk(source_language, format_name, jobs)
+
+
+def _read_chunk(
+    source_language: str, format_name: str | None, jobs: Sequence[tuple[str, str]]
+) -> list[CheckTarget]:
+    return [
+        _read(source_language, Path(path), display, format_name=format_name)
+        for path, display in jobs
+    ]
+
+
+def _ignore_interrupt() -> None:
+    """A worker leaves Ctrl-C to the parent, which cancels what is left and exits 130."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _read_parallel(
+    source_language: str,
+    jobs: Sequence[tuple[str, str]],
+    format_name: str | None,
+    processes: int,
+) -> list[CheckTarget]:
+    """The targets, in order, read by this process and ``processes - 1`` workers.
+
+    Chunks are queued for the pool in order while this process takes them from
+    the back, so both finish together whatever the machine's other load. A
+    chunk a broken pool did not return is read here.
+    """
+    import functools
+    import multiprocessing
+    from concurrent.futures import Future, ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    started = time.perf_counter()
+    # The first file is read here before the pool starts, so its format's reader is imported
+    # once and forked workers inherit it.
+    first = _read_chunk(source_language, format_name, jobs[:1])
+    rest = jobs[1:]
+    size = min(_CHUNK_MAX, max(_CHUNK_MIN, len(rest) // (processes * _CHUNKS_PER_PROCESS)))
+    chunks = [rest[at : at + size] for at in range(0, len(rest), size)]
+    read = functools.partial(_read_chunk, source_language, format_name)
+    results: list[list[CheckTarget] | None] = [None] * len(chunks)
+    method = "fork" if _fork_is_safe() else "spawn"
+    try:
+        pool = ProcessPoolExecutor(
+            max_workers=max(1, processes - 1),
+            mp_context=multiprocessing.get_context(method),
+            initializer=_ignore_interrupt,
+        )
+    except (OSError, ValueError, NotImplementedError, ImportError):
+        pool = None  # no semaphores or processes here (a sandbox): read in this process
+    try:
+        futures: list[Future[list[CheckTarget]]] = []
+        if pool is not None:
+            try:
+                futures = [pool.submit(read, chunk) for chunk in chunks]
+            except (BrokenProcessPool, OSError, RuntimeError):
+                futures = []
+        for index in reversed(range(len(chunks))):
+            if index < len(futures) and not futures[index].cancel():
+                break  # the pool has reached this chunk, and so every one before it
+            results[index] = read(chunks[index])
+        for index, future in enumerate(futures):
+            if results[index] is None:
+                try:
+                    results[index] = future.result()
+                except (BrokenProcessPool, OSError):
+                    results[index] = read(chunks[index])  # a worker died (killed, out of memory)
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+    targets = first + [target for chunk in results if chunk is not None for target in chunk]
+    # Each file's reading time becomes its share of the elapsed time, so the report's
+    # extraction and total times stay elapsed times rather than a sum over processes.
+    wall = (time.perf_counter() - started) * 1000
+    spent = sum(target.extraction_ms for target in targets)
+    if spent > 0:
+        targets = [evolve(t, extraction_ms=t.extraction_ms * wall / spent) for t in targets]
+    return targets
 
 
 def check_text(
@@ -301,8 +471,6 @@ def check_diff(
     staged: bool = False,
 ) -> Report:
     """Check what a diff changed: each changed line widens to its whole block."""
-    from attrs import evolve
-
     description = ""
     if diff_text is not None:
         scope = changed_lines(diff_text)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
 from attrs import frozen
 
@@ -37,6 +38,7 @@ __all__ = [
 ]
 
 INFLECTIONS = ("es", "ed", "ing", "s", "d")
+_IDENTIFIED_MAX = 4096  # spellings remembered per matcher
 _SUFFIX = "(?:es|ed|ing|s|d)?"
 _WHITESPACE = re.compile(r"\s+")
 # A word character: what \w holds plus the combining marks \w leaves out (accents
@@ -199,6 +201,9 @@ class TermMatcher:
         self._insensitive = self._compile(
             [p for p in self._phrases if not p.case_sensitive], re.IGNORECASE
         )
+        self._compiled_all = tuple(c for c in (self._sensitive, self._insensitive) if c is not None)
+        # a check meets the same few spellings in every file: each is identified once
+        self._identified: dict[str, tuple[_Phrase, str] | None] = {}
 
     @property
     def rejects_anything(self) -> bool:
@@ -211,15 +216,25 @@ class TermMatcher:
         unique: dict[tuple[str, bool], None] = {}
         for phrase in sorted(phrases, key=lambda p: (-len(p.text), p.text)):
             unique[(phrase.text, phrase.inflect)] = None
-        alternatives = [_phrase_regex(text, inflect) for text, inflect in unique]
-        return re.compile("|".join(alternatives), flags)
+        # Longest first, as the alternation tries them. Consecutive phrases with the same
+        # boundary checks share one group, so the large word class appears a few times, not
+        # four times per phrase; ``L(?:a|b)R`` tries ``LaR`` then ``LbR`` like ``LaR|LbR``.
+        groups: list[tuple[tuple[bool, bool], list[str]]] = []
+        for text, inflect in unique:
+            kind = _boundaries(text, inflect)
+            if groups and groups[-1][0] == kind:
+                groups[-1][1].append(_phrase_body(text, inflect))
+            else:
+                groups.append((kind, [_phrase_body(text, inflect)]))
+        pattern = "|".join(_bounded("|".join(bodies), *kind) for kind, bodies in groups)
+        return _compiled(pattern, flags)
 
     def find(self, text: str) -> list[TermMatch]:
         """Every winning match in ``text``, preferred wordings included, in text order."""
         if not self._phrases or not text:
             return []
         found: dict[tuple[int, int], TermMatch] = {}
-        compiled_all = [c for c in (self._sensitive, self._insensitive) if c is not None]
+        compiled_all = self._compiled_all
         if self._search_everywhere:
             for compiled in compiled_all:
                 position = 0
@@ -238,6 +253,8 @@ class TermMatcher:
                     match = compiled.match(text, token.start())
                     if match is not None:
                         self._record(match, found)
+        if len(found) < 2:
+            return list(found.values())
         ordered = sorted(found.values(), key=lambda m: (-(m.end - m.start), m.start))
         taken: list[TermMatch] = []
         for candidate in ordered:
@@ -249,7 +266,13 @@ class TermMatcher:
         span = match.span()
         if span in found:
             return
-        chosen = self._identify(match.group())
+        matched = match.group()
+        try:
+            chosen = self._identified[matched]
+        except KeyError:
+            if len(self._identified) >= _IDENTIFIED_MAX:
+                self._identified.clear()
+            chosen = self._identified[matched] = self._identify(matched)
         if chosen is None:
             return
         phrase, suffix = chosen
@@ -258,7 +281,7 @@ class TermMatcher:
             rule_index=phrase.rule_index,
             start=span[0],
             end=span[1],
-            text=match.group(),
+            text=matched,
             suffix=suffix,
             allowed=phrase.allowed,
         )
@@ -305,23 +328,40 @@ def _drops_e(text: str) -> bool:
     return text.endswith("e") and not text.endswith("ee") and len(text) > 2
 
 
-def _phrase_regex(text: str, inflect: bool) -> str:
+_LEFT = rf"(?<!{_WORD})(?<!{_WORD}\.)"
+_RIGHT = rf"(?!{_WORD})(?!\.{_WORD})"
+
+
+def _boundaries(text: str, inflect: bool) -> tuple[bool, bool]:
+    """Whether a phrase needs a word boundary before it and after it."""
+    first, last = text[0], text[-1]
+    left = _is_word_char(first) and not _is_unspaced(first)
+    right = (inflect or _is_word_char(last)) and not _is_unspaced(last)
+    return left, right
+
+
+def _phrase_body(text: str, inflect: bool) -> str:
     body = r"\s+".join(re.escape(word) for word in text.split(" "))
     if inflect and _drops_e(text):
         # "utilize" → "utilizing": -ing replaces a final silent e
-        body = body[:-1] + "(?:e" + _SUFFIX + "|ing)"
-    elif inflect:
-        body += _SUFFIX
-    first, last = text[0], text[-1]
-    left = (
-        rf"(?<!{_WORD})(?<!{_WORD}\.)" if _is_word_char(first) and not _is_unspaced(first) else ""
-    )
-    right = (
-        rf"(?!{_WORD})(?!\.{_WORD})"
-        if (inflect or _is_word_char(last)) and not _is_unspaced(last)
-        else ""
-    )
-    return f"(?:{left}{body}{right})"
+        return body[:-1] + "(?:e" + _SUFFIX + "|ing)"
+    if inflect:
+        return body + _SUFFIX
+    return body
+
+
+def _bounded(body: str, left: bool, right: bool) -> str:
+    return f"(?:{_LEFT if left else ''}(?:{body}){_RIGHT if right else ''})"
+
+
+def _phrase_regex(text: str, inflect: bool) -> str:
+    return _bounded(_phrase_body(text, inflect), *_boundaries(text, inflect))
+
+
+@lru_cache(maxsize=128)
+def _compiled(pattern: str, flags: int) -> re.Pattern[str]:
+    """Compiled once per process: a check compiles the same rule set for every file and canary."""
+    return re.compile(pattern, flags)
 
 
 def contains_phrase(text: str, phrase: str, *, case_sensitive: bool = True) -> bool:
@@ -329,5 +369,5 @@ def contains_phrase(text: str, phrase: str, *, case_sensitive: bool = True) -> b
     phrase = _normal(phrase)
     if not phrase:
         return True
-    compiled = re.compile(_phrase_regex(phrase, False), 0 if case_sensitive else re.IGNORECASE)
+    compiled = _compiled(_phrase_regex(phrase, False), 0 if case_sensitive else re.IGNORECASE)
     return compiled.search(text) is not None
