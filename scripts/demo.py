@@ -86,12 +86,23 @@ def main() -> None:
     records = json.loads(run("inspect", "locales/en.json", cwd=work, show=False))
     by_key = {r["ref"]["block"]: r for r in records}
     pay_block = by_key["checkout.pay"]
-    broken = {"ops": [{"op": "set_content", "at": pay_block["ref"], "if_match": pay_block["rev"], "text": "Pay now"}]}
+    broken = {
+        "ops": [
+            {
+                "op": "set_content",
+                "at": pay_block["ref"],
+                "if_match": pay_block["rev"],
+                "text": "Pay now",
+            }
+        ]
+    }
     run("apply", "-", cwd=work, stdin=json.dumps(broken), expect=3)
 
     step("Translations live in their own files: the fr edition of en.json is locales/fr.json")
     title = by_key["checkout.title"]
-    print(f"  fr edition of checkout.title: {title['editions']['fr']['text']!r} ({title['editions']['fr']['rev']})")
+    print(
+        f"  fr edition of checkout.title: {title['editions']['fr']['text']!r} ({title['editions']['fr']['rev']})"
+    )
     french = {
         "ops": [
             {
@@ -107,7 +118,11 @@ def main() -> None:
 
     step("An edit that breaks the voice is refused at commit (gate_failed)")
     home = by_key["nav.home"]
-    pushy = {"ops": [{"op": "set_content", "at": home["ref"], "if_match": home["rev"], "text": "Simply home"}]}
+    pushy = {
+        "ops": [
+            {"op": "set_content", "at": home["ref"], "if_match": home["rev"], "text": "Simply home"}
+        ]
+    }
     run("apply", "-", cwd=work, stdin=json.dumps(pushy), expect=3)
 
     step("A person brings in the project's terms")

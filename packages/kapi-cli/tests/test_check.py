@@ -243,9 +243,15 @@ def test_check_text(project):
 
 
 def test_bilingual_check_finds_a_dropped_placeholder(project):
-    (project.root / "locales/fr.json").write_text('{\n  "add": "Ajouter au panier",\n  "buy": "Acheter"\n}\n')
-    (project.root / "locales/en.json").write_text('{\n  "add": "Add {{count}} to cart",\n  "buy": "Buy now"\n}\n')
-    result = project("check", "--json", "locales/en.json", "--target", "locales/fr.json", "--target-lang", "fr")
+    (project.root / "locales/fr.json").write_text(
+        '{\n  "add": "Ajouter au panier",\n  "buy": "Acheter"\n}\n'
+    )
+    (project.root / "locales/en.json").write_text(
+        '{\n  "add": "Add {{count}} to cart",\n  "buy": "Buy now"\n}\n'
+    )
+    result = project(
+        "check", "--json", "locales/en.json", "--target", "locales/fr.json", "--target-lang", "fr"
+    )
     assert result.exit_code == 3, result.output
     rules = [f["rule"] for f in report(result)["findings"]]
     assert "placeholder.missing" in rules
