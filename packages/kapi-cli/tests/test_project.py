@@ -317,3 +317,33 @@ def test_init_proposes_collections_and_refuses_to_overwrite(kapi):
     project = load_project(kapi.root / "kapi.yaml")
     assert project.translation_paths("locales/en.json") == {"fr": "locales/fr.json"}
     assert kapi("init").exit_code == 2
+
+
+@pytest.mark.parametrize(
+    ("snippet", "line", "key"),
+    [
+        ("gates:\n  strict: {reviewd: 100}\n", 3, "gates.strict.reviewd"),
+        ("gates:\n  strict: {reviewed: 140}\n", 3, "gates.strict.reviewed"),
+        ("ship_gate: missing\n", 2, "ship_gate"),
+        ("ship_gates:\n  - when: {locales: [fr]}\n", 3, "ship_gates[0]"),
+    ],
+)
+def test_malformed_gates_name_line_and_key(tmp_path, snippet, line, key):
+    recipe = tmp_path / "kapi.yaml"
+    recipe.write_text("version: v1\n" + snippet)
+    with pytest.raises(HostError) as err:
+        load_project(recipe)
+    assert f"kapi.yaml:{line}: {key}:" in err.value.message
+    assert err.value.exit_code == 2
+
+
+def test_a_bad_channel_binding_names_its_line_when_checked(shop):
+    text = (
+        (shop.root / "kapi.yaml")
+        .read_text()
+        .replace("  - name: docs\n", "  - name: docs\n    channel: nowhere/else\n")
+    )
+    (shop.root / "kapi.yaml").write_text(text)
+    result = shop("check", "docs/guide.md")
+    assert result.exit_code == 2
+    assert "kapi.yaml:14: collections[1].channel:" in result.stderr

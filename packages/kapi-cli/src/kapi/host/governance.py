@@ -30,10 +30,12 @@ from kapi.core.governance.resolve import (
     VoiceBinding,
     compose_voice,
     resolve_governance,
+    validate_recipe,
 )
 from kapi.core.governance.voice import VoiceProfile
 from kapi.core.model import Block, Runs
 from kapi.host.errors import EXIT_ERROR, HostError
+from kapi.host.project import Project, RecipeError, line_of_key
 
 if TYPE_CHECKING:
     from kapi.host.workspace import Workspace
@@ -134,9 +136,13 @@ class Governance:
         self.voice_override = voice_binding(voice, "--voice") if voice else None
         self.at = at or datetime.now(UTC)
         project = workspace.project
-        self.recipe = (
-            recipe_model(project.raw, project.collections) if project else GovernanceRecipe()
-        )
+        self.recipe = GovernanceRecipe()
+        if project is not None:
+            try:
+                self.recipe = recipe_model(project.raw, project.collections)
+                validate_recipe(self.recipe, str(project.recipe_path))
+            except GovernanceError as err:
+                raise recipe_error(project, err) from None
         self._voices: dict[VoiceBinding, tuple[VoiceProfile, tuple[Any, ...]]] = {}
         self._concepts: tuple[Any, ...] | None = None
 
@@ -237,6 +243,13 @@ class Governance:
 
         relative = project.relative(Path(file))
         return relative if relative is not None else file
+
+
+def recipe_error(project: Project, err: GovernanceError) -> RecipeError:
+    """A recipe's governance mistake as a recipe error: the file, the line and the key (exit 2)."""
+    return RecipeError(
+        err.message, path=project.recipe_path, line=line_of_key(project.raw, err.key), key=err.key
+    )
 
 
 def governance_error(err: GovernanceError) -> HostError:

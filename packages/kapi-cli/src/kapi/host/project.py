@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import difflib
 import os
+import re
 import secrets
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path, PurePosixPath
@@ -30,6 +31,7 @@ __all__ = [
     "Project",
     "RecipeError",
     "discover_project",
+    "line_of_key",
     "load_project",
     "mint_project_id",
 ]
@@ -359,6 +361,7 @@ def load_project(recipe_path: Path) -> Project:
     exclude = tuple(
         str(p) for p in _list(defaults.get("exclude"), recipe_path, defaults, "exclude")
     )
+    _check_gates(data, recipe_path)
     project_id = str(data.get("id") or "")
     if project_id and not project_id.startswith("prj_"):
         warnings.append(f"{recipe_path}: id {project_id!r} does not look minted by kapi (prj_…)")
@@ -375,6 +378,114 @@ def load_project(recipe_path: Path) -> Project:
         raw=data,
         warnings=tuple(warnings),
     )
+
+
+_KEY_STEP = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
+
+
+def line_of_key(raw: Any, key: str) -> int | None:
+    """The line of a dotted key path (``collections[0].channel``) in the loaded recipe."""
+    node = raw
+    line: int | None = None
+    for name, index in _KEY_STEP.findall(key):
+        step: str | int = int(index) if index else name
+        found = _line(node, step)
+        if found is None:
+            break
+        line = found
+        try:
+            node = node[step]
+        except (KeyError, IndexError, TypeError):
+            break
+    return line
+
+
+_STATES = frozenset(
+    {
+        "draft",
+        "translated",
+        "reviewed",
+        "signed-off",
+        "established",
+        "authored",
+        "checked",
+        "approved",
+        "written",
+    }
+)
+
+
+def _check_gates(data: Mapping[str, Any], path: Path) -> None:
+    """``gates``, ``ship_gate`` and ``ship_gates``: a state maps to a percentage or {pct, by}."""
+    named = data.get("gates") or {}
+    if not isinstance(named, Mapping):
+        raise RecipeError(
+            "gates is a mapping of names to gates",
+            path=path,
+            line=_line(data, "gates"),
+            key="gates",
+        )
+    for name, gate in named.items():
+        _check_gate(gate, path, named, name, f"gates.{name}", named)
+    if "ship_gate" in data:
+        _check_gate(data["ship_gate"], path, data, "ship_gate", "ship_gate", named)
+    rules = data.get("ship_gates") or []
+    if not isinstance(rules, Sequence) or isinstance(rules, str):
+        raise RecipeError(
+            "ship_gates is a list of {when, gate}",
+            path=path,
+            line=_line(data, "ship_gates"),
+            key="ship_gates",
+        )
+    for index, rule in enumerate(rules):
+        key = f"ship_gates[{index}]"
+        if not isinstance(rule, Mapping) or "gate" not in rule:
+            raise RecipeError(
+                "each rule needs gate (and optionally when)",
+                path=path,
+                line=_line(rules, index),
+                key=key,
+            )
+        _check_gate(rule["gate"], path, rule, "gate", f"{key}.gate", named)
+
+
+def _check_gate(
+    gate: Any, path: Path, parent: Any, name: Any, key: str, named: Mapping[str, Any]
+) -> None:
+    if isinstance(gate, str):
+        if gate not in named:
+            raise RecipeError(
+                f"no gate named {gate!r} under gates:", path=path, line=_line(parent, name), key=key
+            )
+        return
+    if not isinstance(gate, Mapping):
+        raise RecipeError(
+            "a gate maps states to a percentage or {pct, by}",
+            path=path,
+            line=_line(parent, name),
+            key=key,
+        )
+    for state, rule in gate.items():
+        where = f"{key}.{state}"
+        if state not in _STATES:
+            raise RecipeError(
+                f"unknown state {state!r}; states: {', '.join(sorted(_STATES))}",
+                path=path,
+                line=_line(gate, state),
+                key=where,
+            )
+        pct = rule.get("pct") if isinstance(rule, Mapping) else rule
+        if isinstance(pct, bool) or not isinstance(pct, int | float) or not 0 <= pct <= 100:
+            raise RecipeError(
+                "a gate's percentage is a number from 0 to 100",
+                path=path,
+                line=_line(gate, state),
+                key=where,
+            )
+        if isinstance(rule, Mapping) and rule.get("by", "human") not in ("human", "any"):
+            raise RecipeError(
+                "by is human or any", path=path, line=_line(gate, state), key=f"{where}.by"
+            )
 
 
 def _typos(
