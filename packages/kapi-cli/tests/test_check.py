@@ -256,3 +256,10 @@ def test_bilingual_check_finds_a_dropped_placeholder(project):
     rules = [f["rule"] for f in report(result)["findings"]]
     assert "placeholder.missing" in rules
     assert project("check", "--target", "locales/fr.json", "locales/en.json").exit_code == 2
+
+
+def test_a_broken_voice_file_names_its_line_and_key(project):
+    (project.root / "voices/ui.yaml").write_text("name: ui\nstyle:\n  sentence_length: forever\n")
+    result = project("check", "locales/en.json")
+    assert result.exit_code == 1
+    assert "voices/ui.yaml:3 style.sentence_length" in result.stderr

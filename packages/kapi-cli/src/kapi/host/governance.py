@@ -165,7 +165,14 @@ class Governance:
             text, source = pack_text(binding.pack), binding.source
         else:
             text, source = self._profile_text(binding.profile)
-        loaded = load_voice_profile(parse_yaml(text, source), source)
+        try:
+            loaded = load_voice_profile(parse_yaml(text, source), source)
+        except GovernanceError as err:
+            if err.line is None and err.path:
+                from kapi.host.voices import yaml_line
+
+                err.line = yaml_line(text, tuple(err.path))
+            raise
         self._voices[binding] = loaded
         return loaded
 
@@ -253,7 +260,8 @@ def recipe_error(project: Project, err: GovernanceError) -> RecipeError:
 
 
 def governance_error(err: GovernanceError) -> HostError:
-    where = err.source + (f" {err.key}" if err.key else "")
+    """Governance that does not resolve: where (source, line, key) and why; exit 1."""
+    where = err.source + (f":{err.line}" if err.line else "") + (f" {err.key}" if err.key else "")
     return HostError(f"{where}: {err.message}", exit_code=EXIT_ERROR)
 
 
