@@ -224,3 +224,29 @@ def test_formats_json_and_stats(kapi):
     write(kapi.root, "en.json", EN)
     counts = json.loads(kapi("stats", "--json", "en.json").stdout)
     assert counts["total"] == {"files": 1, "blocks": 2, "words": 4, "characters": 18}
+
+
+def test_an_oversized_change_set_is_budget_exceeded(kapi):
+    from kapi.cli.main import MAX_CHANGE_SET_BYTES
+
+    result = kapi("apply", "--json", "-", input=b" " * (MAX_CHANGE_SET_BYTES + 1))
+    assert result.exit_code == 3
+    assert json.loads(result.stdout)["error"]["code"] == "budget_exceeded"
+
+
+def test_sigterm_ends_kapi_with_130(tmp_path):
+    import signal
+    import time
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "kapi.cli", "apply", "-"],
+        cwd=tmp_path,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    time.sleep(1.0)  # kapi is waiting for the change set on stdin
+    process.send_signal(signal.SIGTERM)
+    _, err = process.communicate(timeout=30)
+    assert process.returncode == 130
+    assert b"Traceback" not in err

@@ -164,7 +164,7 @@ def apply(
     from kapi.host.actor import actor_from_env
     from kapi.host.changes import apply_change_set, decode_input, error_result
 
-    data = _read_change_set(change_set)
+    data = _read_change_set(change_set, as_json=as_json)
     if print_ops:
         from kapi.core.change.errors import ChangeError
 
@@ -188,17 +188,33 @@ def apply(
     sys.exit(outcome.exit_code)
 
 
-def _read_change_set(argument: str | None) -> bytes:
+MAX_CHANGE_SET_BYTES = 64 * 1024 * 1024
+
+
+def _read_change_set(argument: str | None, *, as_json: bool) -> bytes:
+    """The change set's bytes, at most 64 MiB (more is refused with budget_exceeded, exit 3)."""
     if argument in (None, "-"):
         if argument is None and sys.stdin.isatty():
             fail(HostError("no change set: name a file or pipe one on stdin", exit_code=EXIT_USAGE))
-        return sys.stdin.buffer.read()
-    try:
-        with open(argument, "rb") as handle:
-            return handle.read()
-    except OSError as err:
-        fail(HostError(f"{argument}: {err.strerror}", exit_code=EXIT_USAGE))
-    raise AssertionError
+        data = sys.stdin.buffer.read(MAX_CHANGE_SET_BYTES + 1)
+    else:
+        try:
+            with open(argument, "rb") as handle:
+                data = handle.read(MAX_CHANGE_SET_BYTES + 1)
+        except OSError as err:
+            fail(HostError(f"{argument}: {err.strerror}", exit_code=EXIT_USAGE))
+    if len(data) > MAX_CHANGE_SET_BYTES:
+        from kapi.core.change.errors import ChangeError, ErrorCode
+        from kapi.host.changes import error_result
+
+        refusal = ChangeError.of(
+            ErrorCode.BUDGET_EXCEEDED,
+            f"the change set is larger than {MAX_CHANGE_SET_BYTES} bytes; split it into several",
+            pointer="",
+        )
+        _print_result(error_result(refusal), as_json=as_json, dry_run=False)
+        sys.exit(3)
+    return data
 
 
 def _print_result(result, *, as_json: bool, dry_run: bool) -> None:  # type: ignore[no-untyped-def]
@@ -336,8 +352,25 @@ def _register() -> None:
 _register()
 
 
+def _interrupted(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def main() -> None:
+    """The console entry point: SIGINT and SIGTERM end kapi with exit 130."""
+    import signal
+
+    signal.signal(signal.SIGTERM, _interrupted)
     try:
-        cli(standalone_mode=True)
+        cli(standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("Aborted.", err=True)
+        sys.exit(130)
+    except click.ClickException as err:
+        err.show()
+        sys.exit(err.exit_code)
+    except click.exceptions.Exit as done:
+        sys.exit(done.exit_code)
     except KeyboardInterrupt:
+        click.echo("Interrupted.", err=True)
         sys.exit(130)
