@@ -10,8 +10,9 @@ import time
 
 from kapi.core.change.memory_home import MemoryHome
 from kapi.core.change.ops import ChangeSet, Edit, Ref, ReplaceText, SetContent
+from kapi.core.change.plan import edition_rev
 from kapi.core.change.ports import Actor
-from kapi.core.change.service import ChangeService, edition_rev
+from kapi.core.change.service import ChangeService
 from kapi.core.model import Block, Document, PcClose, PcOpen, Ph, Text
 from kapi.core.revision import revision
 

@@ -34,8 +34,9 @@ from kapi.core.change.ops import (
     Term,
     Unannotate,
 )
+from kapi.core.change.plan import edition_rev
 from kapi.core.change.ports import Actor
-from kapi.core.change.service import ChangeService, edition_rev
+from kapi.core.change.service import ChangeService
 from kapi.core.format import FormatCapabilities
 from kapi.core.model import (
     Block,

@@ -11,10 +11,10 @@ from attrs import frozen
 
 from kapi.core.change.errors import ChangeError, ErrorCode
 from kapi.core.change.ops import Branch, PathStep
+from kapi.core.change.plan import edition_rev, own_edition_key
 from kapi.core.change.ports import Staged
 from kapi.core.change.read import BlockRead, CodeInfo, EditionRead, ReadPage, Structure
 from kapi.core.change.result import ResultRef
-from kapi.core.change.service import edition_rev, own_edition_key
 from kapi.core.edittext import code_token, render_edit_text
 from kapi.core.format import FormatCapabilities
 from kapi.core.model import Block, PcOpen, Ph, Plural, Runs, Select, Sub, Text, plain_text

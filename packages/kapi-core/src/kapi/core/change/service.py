@@ -9,20 +9,16 @@ refusal before the write leaves every document as it was.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Sequence
 
 from attrs import evolve, field, frozen
 
 from kapi.core.change import content
-from kapi.core.change.cells import cell_of_position
 from kapi.core.change.content import EditLog
 from kapi.core.change.errors import (
-    Candidate,
     ChangeError,
     ErrorCode,
     ErrorInfo,
-    GuardSubcode,
 )
 from kapi.core.change.guards import check_codes
 from kapi.core.change.ops import (
@@ -45,6 +41,15 @@ from kapi.core.change.ops import (
     Term,
     Unannotate,
 )
+from kapi.core.change.plan import (
+    DocPlan,
+    Target,
+    check_if_match,
+    edition_rev,
+    edition_runs,
+    find_block,
+    own_edition_key,
+)
 from kapi.core.change.policy import ChangePolicy
 from kapi.core.change.ports import (
     Actor,
@@ -53,7 +58,6 @@ from kapi.core.change.ports import (
     DocChanged,
     DocumentHome,
     Recorder,
-    Staged,
     Write,
     digest,
 )
@@ -68,100 +72,14 @@ from kapi.core.change.result import (
     ResultRef,
     SetStatus,
 )
+from kapi.core.change.structure import annotate, delete_block, insert_block, remove_edition
 from kapi.core.edition import EditionKey, EditionKeyError
 from kapi.core.edittext import render_edit_text
 from kapi.core.format import FormatError, WriteRefused
-from kapi.core.model import Annotation, Block, Edition, Origin, Runs
-from kapi.core.revision import ABSENT, revision
+from kapi.core.model import Block, Edition, Origin, Runs
+from kapi.core.revision import revision
 
-__all__ = ["ChangeService", "edition_rev_key", "own_edition_key"]
-
-
-def own_edition_key(block: Block) -> str:
-    """The key text a revision of the own edition hashes: its locale, or "" beside a same-language target."""
-    return "" if block.locale in block.targets else block.locale
-
-
-def edition_rev_key(block: Block, edition: str) -> str:
-    return edition if edition else own_edition_key(block)
-
-
-def edition_runs(block: Block, edition: str) -> Runs | None:
-    if not edition:
-        return block.source
-    found = block.targets.get(edition)
-    return None if found is None else found.runs
-
-
-def edition_rev(block: Block, edition: str) -> str:
-    runs = edition_runs(block, edition)
-    return ABSENT if runs is None else revision(edition_rev_key(block, edition), runs)
-
-
-@frozen
-class _Target:
-    """An op's resolved address: the block's id, the edition ("" = own), the ref to echo."""
-
-    block_id: str
-    edition: str
-    ref: ResultRef
-
-
-class _DocPlan:
-    """One document during a change set: as read, as it stands, and what changed."""
-
-    def __init__(self, staged: Staged) -> None:
-        self.staged = staged
-        self.original: dict[str, Block] = {b.id: b for b in staged.document.blocks}
-        self.blocks: list[Block] = list(staged.document.blocks)
-        self.logs: dict[tuple[str, str], dict[tuple[PathStep, ...], EditLog]] = {}
-        self.changed: dict[tuple[str, str], int] = {}  # (block, edition) -> last op index
-        self.deleted: set[str] = set()
-        self.inserted: set[str] = set()
-        self.touched_ops: list[int] = []
-        self.counter = 0
-        self._positions: dict[str, int] | None = None
-        self._start_revs: dict[tuple[str, str], str] = {}
-        self._keys: dict[str, list[str]] = {}
-
-    def _index(self) -> dict[str, int]:
-        if self._positions is None:
-            self._positions = {b.id: i for i, b in enumerate(self.blocks)}
-            keys: dict[str, list[str]] = {}
-            for b in self.blocks:
-                for name in {b.key, b.name, b.id}:
-                    if name:
-                        keys.setdefault(name, []).append(b.id)
-            self._keys = keys
-        return self._positions
-
-    def block(self, block_id: str) -> Block:
-        return self.blocks[self._index()[block_id]]
-
-    def named(self, key: str) -> list[Block]:
-        """Blocks answering to ``key`` by durable key, name or reader id."""
-        self._index()
-        return [self.block(block_id) for block_id in self._keys.get(key, ())]
-
-    def replace(self, block: Block) -> None:
-        self.blocks[self._index()[block.id]] = block
-
-    def restructure(self) -> None:
-        """Blocks were inserted or deleted: rebuild the indexes on next use."""
-        self._positions = None
-
-    def start_rev(self, block_id: str, edition: str) -> str:
-        """The revision an edition had when the set began (what every if_match names)."""
-        key = (block_id, edition)
-        found = self._start_revs.get(key)
-        if found is None:
-            original = self.original.get(block_id)
-            found = edition_rev(original, edition) if original is not None else ABSENT
-            self._start_revs[key] = found
-        return found
-
-    def log(self, block_id: str, edition: str) -> dict[tuple[PathStep, ...], EditLog]:
-        return self.logs.setdefault((block_id, edition), {})
+__all__ = ["ChangeService"]
 
 
 @frozen
@@ -196,7 +114,7 @@ class ChangeService:
         raise AssertionError("unreachable")
 
     def _apply_once(self, change_set: ChangeSet, actor: Actor) -> Result:
-        plans: dict[str, _DocPlan] = {}
+        plans: dict[str, DocPlan] = {}
         outcomes: dict[int, OpResult] = {}
         refusals: dict[int, ErrorInfo] = {}
         currents: dict[int, Current] = {}
@@ -393,7 +311,7 @@ class ChangeService:
 
     # --- planning -----------------------------------------------------------------------
 
-    def _plan_for(self, op: Op, plans: dict[str, _DocPlan]) -> _DocPlan:
+    def _plan_for(self, op: Op, plans: dict[str, DocPlan]) -> DocPlan:
         assert not isinstance(op, Term | Memory | Recipe)
         doc = op.doc if isinstance(op, InsertBlock | Native) else op.at.doc
         for plan in plans.values():
@@ -403,37 +321,11 @@ class ChangeService:
         existing = plans.get(staged.doc)
         if existing is not None:
             return existing
-        plan = _DocPlan(staged)
+        plan = DocPlan(staged)
         plans[staged.doc] = plan
         return plan
 
-    def _find_block(self, plan: _DocPlan, key: str, field: str) -> Block:
-        matches = plan.named(key) if key else []
-        if len(matches) > 1:
-            raise ChangeError.of(
-                ErrorCode.AMBIGUOUS,
-                f"{len(matches)} blocks answer to {key!r}; name the block by its key",
-                field=field,
-                candidates=tuple(Candidate(key=b.id) for b in matches[:5]),
-            )
-        if not matches:
-            if key in plan.deleted:
-                raise ChangeError.of(
-                    ErrorCode.NOT_FOUND, f"block {key!r} was deleted by an earlier op", field=field
-                )
-            near = difflib.get_close_matches(key, [b.ref_key for b in plan.blocks], n=3)
-            hint = f"; did you mean {', '.join(repr(n) for n in near)}?" if near else ""
-            raise ChangeError.of(
-                ErrorCode.NOT_FOUND,
-                f"no block {key!r} in {plan.staged.doc}{hint}",
-                field=field,
-                candidates=tuple(Candidate(key=n) for n in near) or None,
-            )
-        return matches[0]
-
-    def _target(
-        self, plan: _DocPlan, block_key: str, edition: str | None, doc: str = ""
-    ) -> _Target:
+    def _target(self, plan: DocPlan, block_key: str, edition: str | None, doc: str = "") -> Target:
         joined = plan.staged.joined_file(doc) if doc else None
         if joined is not None:
             # A translation's own file addresses that edition of its source document.
@@ -449,7 +341,7 @@ class ChangeService:
                         field="at/edition",
                     )
             edition = joined.edition
-        block = self._find_block(plan, block_key, "at/block")
+        block = find_block(plan, block_key, "at/block")
         if block.id in plan.inserted:
             raise ChangeError.of(
                 ErrorCode.INVALID,
@@ -479,63 +371,13 @@ class ChangeService:
                         field="at/edition",
                     )
         ref = ResultRef(doc=plan.staged.doc, block=block.ref_key, edition=resolved or None)
-        return _Target(block.id, resolved, ref)
-
-    def _check_if_match(self, plan: _DocPlan, target: _Target, if_match: str | None, op: Op) -> str:
-        """The rev the sender read, checked against the set's start state; returns it."""
-        original = plan.original.get(target.block_id)
-        start_rev = plan.start_rev(target.block_id, target.edition)
-        current_block = plan.block(target.block_id)
-        if if_match is None or if_match == "*":
-            if edition_runs(current_block, target.edition) is None and not isinstance(
-                op, RemoveEdition
-            ):
-                raise ChangeError.of(
-                    ErrorCode.NOT_FOUND,
-                    'the edition does not exist; create it with if_match "absent"',
-                    field="at/edition",
-                )
-            return start_rev
-        if if_match == ABSENT:
-            if start_rev != ABSENT:
-                raise self._stale(
-                    original, target, "the edition exists already; read it and send its rev"
-                )
-            return ABSENT
-        if if_match != start_rev:
-            message = (
-                "the edition does not exist (its rev is absent)"
-                if start_rev == ABSENT
-                else "the content changed since it was read; read it again"
-            )
-            raise self._stale(original, target, message)
-        if edition_runs(current_block, target.edition) is None and not isinstance(
-            op, RemoveEdition
-        ):
-            raise ChangeError.of(
-                ErrorCode.NOT_FOUND,
-                "an earlier op in this set removed the edition",
-                field="at/edition",
-            )
-        return start_rev
-
-    def _stale(self, block: Block | None, target: _Target, message: str) -> ChangeError:
-        runs = edition_runs(block, target.edition) if block else None
-        rev = (
-            ABSENT
-            if runs is None or block is None
-            else revision(edition_rev_key(block, target.edition), runs)
-        )
-        current = Current(rev=rev, text=render_edit_text(runs) if runs is not None else None)
-        return ChangeError.of(ErrorCode.STALE, message, field="if_match", current=current)
-
-    # --- one op -------------------------------------------------------------------------
+        return Target(block.id, resolved, ref)
 
     def _apply_op(
         self,
         index: int,
         op: Op,
-        plan: _DocPlan,
+        plan: DocPlan,
         change_set: ChangeSet,
         actor: Actor,
         report_guards: bool,
@@ -549,9 +391,9 @@ class ChangeService:
                 capability="native",
             )
         if isinstance(op, InsertBlock):
-            return self._insert_block(index, op, plan)
+            return insert_block(index, op, plan)
         if isinstance(op, DeleteBlock):
-            return self._delete_block(index, op, plan)
+            return delete_block(index, op, plan)
         assert not isinstance(op, Term | Memory | Recipe)
         target = self._target(plan, op.at.block, getattr(op.at, "edition", None), op.at.doc)
         block = plan.block(target.block_id)
@@ -562,9 +404,9 @@ class ChangeService:
                 capability="editable",
             )
         if isinstance(op, Annotate | Unannotate):
-            return self._annotation(index, op, plan, target)
+            return annotate(index, op, plan, target)
         if_match = getattr(op, "if_match", None)
-        before = self._check_if_match(plan, target, if_match, op)
+        before = check_if_match(plan, target, if_match, op)
         if isinstance(op, Decide):
             if op.outcome == "advise" and op.score is None:
                 raise ChangeError.of(
@@ -580,7 +422,7 @@ class ChangeService:
                 after=after,
             )
         if isinstance(op, RemoveEdition):
-            return self._remove_edition(index, op, plan, target, before)
+            return remove_edition(index, op, plan, target, before)
 
         authoritative = not target.edition
         if authoritative and isinstance(op, SetContent) and op.basis is not None:
@@ -685,7 +527,7 @@ class ChangeService:
         self,
         op: SetContent,
         block: Block,
-        target: _Target,
+        target: Target,
         current_runs: Runs | None,
         reference: Runs,
         extra: list[Runs],
@@ -740,12 +582,12 @@ class ChangeService:
     def _write_edition(
         self,
         block: Block,
-        target: _Target,
+        target: Target,
         runs: Runs,
         op: Op,
         change_set: ChangeSet,
         actor: Actor,
-        plan: _DocPlan,
+        plan: DocPlan,
     ) -> tuple[Block, str | None, tuple[Invalidation, ...] | None]:
         stamp = self.clock() if self.clock is not None else ""
         if not target.edition:
@@ -785,262 +627,15 @@ class ChangeService:
         edition = Edition(runs=runs, status=status, basis=basis, origin=origin)
         return block.with_target(target.edition, edition), basis, None
 
-    def _remove_edition(
-        self, index: int, op: RemoveEdition, plan: _DocPlan, target: _Target, before: str
-    ) -> OpResult:
-        if not target.edition:
-            raise ChangeError.of(
-                ErrorCode.INVALID,
-                "the own edition cannot be removed; delete the block",
-                field="at/edition",
-            )
-        block = plan.block(target.block_id)
-        if target.edition not in block.targets:
-            if op.if_match == "*":
-                return OpResult(
-                    i=index,
-                    op=op.op,
-                    status=OpStatus.UNCHANGED,
-                    at=target.ref,
-                    before=ABSENT,
-                    after=ABSENT,
-                )
-            raise ChangeError.of(
-                ErrorCode.NOT_FOUND, "the edition does not exist", field="at/edition"
-            )
-        plan.replace(block.with_target(target.edition, None))
-        plan.changed[(target.block_id, target.edition)] = index
-        return OpResult(
-            i=index, op=op.op, status=OpStatus.APPLIED, at=target.ref, before=before, after=ABSENT
-        )
 
-    def _annotation(
-        self, index: int, op: Annotate | Unannotate, plan: _DocPlan, target: _Target
-    ) -> OpResult:
-        if not plan.staged.annotations:
-            raise ChangeError.of(
-                ErrorCode.UNSUPPORTED,
-                f"{plan.staged.doc} cannot keep stand-off annotations",
-                capability=op.op,
-            )
-        block = plan.block(target.block_id)
-        if isinstance(op, Unannotate):
-            kept = tuple(
-                a
-                for a in block.annotations
-                if not (a.type == op.type and a.id == op.id and a.edition == target.edition)
-            )
-            if len(kept) == len(block.annotations):
-                raise ChangeError.of(
-                    ErrorCode.NOT_FOUND,
-                    f"no {op.type} annotation {op.id!r} on this edition",
-                    field="id",
-                )
-            plan.replace(evolve(block, annotations=kept))
-            plan.changed[(target.block_id, target.edition)] = index
-            return OpResult(i=index, op=op.op, status=OpStatus.APPLIED, at=target.ref)
-        if op.if_match is not None:
-            self._check_if_match(plan, target, op.if_match, op)
-        runs = edition_runs(block, target.edition)
-        if runs is None:
-            raise ChangeError.of(
-                ErrorCode.NOT_FOUND, "the edition does not exist", field="at/edition"
-            )
-        if op.anchor is not None and op.anchor.kind == "range":
-            for name, position in (("start", op.anchor.start), ("end", op.anchor.end)):
-                if (
-                    position is None
-                    or cell_of_position(runs, position.run, position.offset or 0) is None
-                ):
-                    raise content.guard(
-                        GuardSubcode.BAD_POSITION,
-                        f"the anchor's {name} does not resolve",
-                        f"anchor/{name}",
-                    )
-        annotation_id = op.id
-        if annotation_id is None:
-            taken = {a.id for a in block.annotations if a.type == op.type}
-            n = 1
-            while f"{op.type}-{n}" in taken:
-                n += 1
-            annotation_id = f"{op.type}-{n}"
-        anchor = None
-        if op.anchor is not None:
-            anchor = {"kind": op.anchor.kind}
-        annotation = Annotation(
-            type=op.type, id=annotation_id, edition=target.edition, anchor=anchor, value=op.value
-        )
-        kept = tuple(
-            a
-            for a in block.annotations
-            if not (a.type == op.type and a.id == annotation_id and a.edition == target.edition)
-        )
-        plan.replace(evolve(block, annotations=(*kept, annotation)))
-        plan.changed[(target.block_id, target.edition)] = index
-        rev = edition_rev(block, target.edition)
-        return OpResult(
-            i=index,
-            op=op.op,
-            status=OpStatus.APPLIED,
-            at=target.ref,
-            id=annotation_id,
-            before=rev,
-            after=rev,
-        )
-
-    def _insert_block(self, index: int, op: InsertBlock, plan: _DocPlan) -> OpResult:
-        caps = plan.staged.capabilities
-        if not caps.structural:
-            raise ChangeError.of(
-                ErrorCode.UNSUPPORTED,
-                f"format {caps.name} cannot insert blocks",
-                capability="insert_block",
-            )
-        locale = plan.staged.document.locale
-        own_keys = [k for k in op.editions if k in ("", locale)]
-        if not own_keys:
-            raise ChangeError.of(
-                ErrorCode.INVALID,
-                f"insert_block needs the document's own edition ({locale or 'its language'})",
-                field="editions",
-            )
-        anchor = op.after or op.before
-        if anchor is not None:
-            self._find_block(plan, anchor, "after" if op.after else "before")
-        name = op.name or ""
-        if name:
-            existing = plan.named(name)
-            if existing:
-                block = existing[0]
-                raise ChangeError.of(
-                    ErrorCode.STALE,
-                    f"a block {name!r} exists already",
-                    field="name",
-                    current=Current(
-                        rev=edition_rev(block, ""), text=render_edit_text(block.source)
-                    ),
-                )
-        plan.counter += 1
-        new_id = f"new-{plan.counter}"
-        key = name or new_id
-        own = op.editions[own_keys[0]]
-        source = self._edition_content(own, (), caps.new_codes, f"editions/{own_keys[0]}")
-        targets: dict[str, Edition] = {}
-        for edition_key, payload in op.editions.items():
-            if edition_key in own_keys:
-                continue
-            allowed = plan.staged.editions
-            if allowed is not None and edition_key not in allowed:
-                raise ChangeError.of(
-                    ErrorCode.UNSUPPORTED,
-                    f"{plan.staged.doc} has no place for the {edition_key} edition",
-                    capability="edition",
-                    field=f"editions/{edition_key}",
-                )
-            runs = self._edition_content(payload, source, caps.new_codes, f"editions/{edition_key}")
-            targets[edition_key] = Edition(runs=runs, status="translated")
-        properties = {}
-        if op.after:
-            properties["insert_after"] = op.after
-        if op.before:
-            properties["insert_before"] = op.before
-        block = Block(
-            id=new_id,
-            name=key,
-            source=source,
-            locale=locale,
-            targets=targets,
-            properties=properties,
-        )
-        position = len(plan.blocks)
-        if anchor is not None:
-            anchor_block = self._find_block(plan, anchor, "after")
-            position = plan.blocks.index(anchor_block) + (1 if op.after else 0)
-        plan.blocks.insert(position, block)
-        plan.restructure()
-        plan.inserted.add(block.id)
-        plan.changed[(block.id, "")] = index
-        ref = ResultRef(doc=plan.staged.doc, block=key)
-        return OpResult(
-            i=index,
-            op=op.op,
-            status=OpStatus.APPLIED,
-            at=ref,
-            before=ABSENT,
-            after=edition_rev(block, ""),
-        )
-
-    def _edition_content(
-        self, payload: object, reference: Runs, new_codes: Sequence[str], field: str
-    ) -> Runs:
-        text = getattr(payload, "text", None)
-        runs = getattr(payload, "runs", None)
-        if text is not None:
-            return content.parse_text(text, reference, [], f"{field}/text")
-        assert runs is not None
-        return content.fill_payload_codes(runs, [reference], new_codes, f"{field}/runs")
-
-    def _delete_block(self, index: int, op: DeleteBlock, plan: _DocPlan) -> OpResult:
-        caps = plan.staged.capabilities
-        if not caps.structural:
-            raise ChangeError.of(
-                ErrorCode.UNSUPPORTED,
-                f"format {caps.name} cannot delete blocks",
-                capability="delete_block",
-            )
-        block = self._find_block(plan, op.at.block, "at/block")
-        if block.id in plan.inserted:
-            raise ChangeError.of(
-                ErrorCode.INVALID,
-                "this set inserts that block; leave both ops out",
-                field="at/block",
-            )
-        original = plan.original.get(block.id, block)
-        own_names = {"", block.locale}
-        if not any(key in own_names for key in op.if_match):
-            raise ChangeError.of(
-                ErrorCode.INVALID,
-                f"delete_block must name the own edition's rev ({block.locale or 'own'})",
-                field="if_match",
-            )
-        for key, rev in op.if_match.items():
-            edition = "" if key in own_names else key
-            current = edition_rev(original, edition)
-            if rev != "*" and rev != current:
-                raise ChangeError.of(
-                    ErrorCode.STALE,
-                    f"the {key or 'own'} edition changed since it was read",
-                    field=f"if_match/{key}",
-                    current=Current(
-                        rev=current,
-                        text=render_edit_text(edition_runs(original, edition) or ())
-                        if current != ABSENT
-                        else None,
-                    ),
-                )
-        plan.blocks = [b for b in plan.blocks if b.id != block.id]
-        plan.restructure()
-        plan.deleted.add(block.ref_key)
-        plan.changed[(block.id, "")] = index
-        ref = ResultRef(doc=plan.staged.doc, block=block.ref_key)
-        return OpResult(
-            i=index,
-            op=op.op,
-            status=OpStatus.APPLIED,
-            at=ref,
-            before=edition_rev(original, ""),
-            after=ABSENT,
-        )
-
-
-def _op_for_block(plan: _DocPlan, block_id: str) -> int:
+def _op_for_block(plan: DocPlan, block_id: str) -> int:
     for (changed_block, _), index in plan.changed.items():
         if not block_id or changed_block == block_id:
             return index
     return min(plan.changed.values(), default=0)
 
 
-def _op_doc(op: Op, plans: dict[str, _DocPlan]) -> str | None:
+def _op_doc(op: Op, plans: dict[str, DocPlan]) -> str | None:
     doc = getattr(op, "doc", None) or getattr(getattr(op, "at", None), "doc", None)
     for key, plan in plans.items():
         if doc in (key, plan.staged.file):
@@ -1055,7 +650,7 @@ def _with_findings(result: OpResult, findings: list[Finding] | None) -> OpResult
 
 
 def _doc_results(
-    plans: dict[str, _DocPlan],
+    plans: dict[str, DocPlan],
     written: dict[str, str | None],
     findings: dict[str, list[Finding]],
     rendered: dict[str, list[Write]],
