@@ -691,6 +691,8 @@ def _plain_ok(value: str, flow: bool) -> bool:
         return False
     if flow and any(c in value for c in ",[]{}"):
         return False
+    if value in ("=", "<<"):  # YAML 1.1's value and merge keys, not strings when plain
+        return False
     return not _NON_STRING.match(value)
 
 

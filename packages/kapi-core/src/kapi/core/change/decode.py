@@ -46,14 +46,12 @@ from kapi.core.change.ops import (
 from kapi.core.change.read import ReadPage
 from kapi.core.change.result import Result
 from kapi.core.change.wire import (
-    Fault,
-    PathKey,
-    WireFault,
     structure_change_set,
     structure_op,
     structure_read_page,
     structure_result,
 )
+from kapi.core.change.wire_strict import Fault, PathKey, WireFault
 from kapi.core.edition import EditionKey, EditionKeyError, canonical_locale
 
 __all__ = ["MAX_DEPTH", "decode_change_set", "decode_read_page", "decode_result", "pointer"]

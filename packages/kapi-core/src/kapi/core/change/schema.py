@@ -60,7 +60,7 @@ from kapi.core.change.result import (
     ResultRef,
     SetStatus,
 )
-from kapi.core.change.wire import (
+from kapi.core.change.wire_shape import (
     OP_CLASSES,
     OP_MEMBERS,
     PLURAL_FORMS,
