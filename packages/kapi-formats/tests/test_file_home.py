@@ -133,3 +133,41 @@ def test_the_home_never_leaves_temporary_files(tmp_path):
     (tmp_path / "en.json").write_text(EN)
     apply(FileHome(tmp_path), set_title())
     assert sorted(p.name for p in tmp_path.iterdir()) == ["en.json"]
+
+
+def test_text_a_format_cannot_hold_as_sent_is_refused_before_writing(tmp_path):
+    path = tmp_path / "a.md"
+    path.write_text("# Title here\n\nBody text.\n")
+    result = apply(
+        FileHome(tmp_path),
+        {
+            "op": "set_content",
+            "at": {"doc": "a.md", "block": "s1"},
+            "if_match": "*",
+            "text": "Two\nlines",
+        },
+    )
+    error = result["ops"][0]["error"]
+    assert error["code"] == "unsupported" and error["capability"] == "edition"
+    assert "would write block 's1' as 'Two lines'" in error["message"]
+    assert path.read_text() == "# Title here\n\nBody text.\n"
+
+
+def test_a_writer_that_drops_an_edit_never_reports_it_applied(tmp_path):
+    from kapi.core.format import WriteRefused
+    from kapi.formats import registry
+    from kapi.formats.verify import verify_written
+
+    data = EN.encode()
+    codec = registry.load_codec("json")
+    document = codec.read(data, path="en.json", locale="en")
+    from kapi.core.model import Text
+
+    edited = document.with_blocks((document.blocks[0].with_source((Text("Hello"),)),))
+    verify_written(
+        codec, edited, codec.write(edited), path="en.json", locale="en"
+    )  # a faithful write passes
+    with pytest.raises(WriteRefused, match="would write block 'title' as 'Welcome'"):
+        verify_written(codec, edited, data, path="en.json", locale="en")  # the edit was dropped
+    with pytest.raises(WriteRefused, match="would still be in"):
+        verify_written(codec, document.with_blocks(()), data, path="en.json", locale="en")

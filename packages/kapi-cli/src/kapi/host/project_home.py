@@ -18,7 +18,6 @@ from kapi.core.change.errors import ChangeError, ErrorCode
 from kapi.core.change.ports import JoinedFile, Staged, Write, digest
 from kapi.core.format import FormatError, WriteRefused
 from kapi.core.model import Block, Document, Edition
-from kapi.formats import registry
 from kapi.formats.home import FileHome, read_file
 from kapi.host.project import Project
 
@@ -78,8 +77,9 @@ class ProjectHome(FileHome):
         )
 
     def render(self, staged: Staged, document: Document) -> Sequence[Write]:
-        codec = registry.load_codec(staged.capabilities.name)
-        writes = [Write(staged=staged, data=codec.write(_own_only(document)))]
+        writes = [
+            Write(staged=staged, data=self.write_checked(staged, _own_only(document), staged.doc))
+        ]
         for joined in staged.joined:
             translation = self._translations.get((staged.doc, joined.edition))
             edited = _editions(document, joined.edition)
@@ -104,7 +104,7 @@ class ProjectHome(FileHome):
                 writes.append(
                     Write(
                         staged=staged,
-                        data=codec.write(updated),
+                        data=self.write_checked(staged, updated, joined.file),
                         file=joined.file,
                         edition=joined.edition,
                     )

@@ -23,6 +23,7 @@ from kapi.core.edittext import render_edit_text
 from kapi.core.format import DEFAULT_LIMITS, FormatError, Limits
 from kapi.core.model import Document
 from kapi.formats import registry
+from kapi.formats.verify import verify_written
 
 try:  # POSIX advisory locks; elsewhere writes are still atomic, just not serialised
     import fcntl
@@ -128,8 +129,14 @@ class FileHome:
         )
 
     def render(self, staged: Staged, document: Document) -> Sequence[Write]:
+        """The edited file's bytes, read back first: a write the format cannot say is refused."""
+        return (Write(staged=staged, data=self.write_checked(staged, document, staged.doc)),)
+
+    def write_checked(self, staged: Staged, document: Document, path: str) -> bytes:
         codec = registry.load_codec(staged.capabilities.name)
-        return (Write(staged=staged, data=codec.write(document)),)
+        data = codec.write(document)
+        verify_written(codec, document, data, path=path, locale=document.locale or self.locale)
+        return data
 
     def diff(self, write: Write) -> str:
         staged, data = write.staged, write.data

@@ -1,0 +1,170 @@
+"""Every write is read back before it lands: what the file would say must be what was sent.
+
+A writer that cannot express an edit (a value the format has no way to hold,
+a block it cannot insert, an edition it drops) must not report it applied.
+Reading the new bytes with the same format and comparing every block with the
+document that was meant catches that, and any damage to blocks nobody edited.
+Native markup is not compared (a new code's markup is the writer's to choose);
+text, the kinds, types and order of codes, their attributes, and plural and
+select branches are.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping
+
+from kapi.core.edittext import render_edit_text
+from kapi.core.format import FormatCodec, FormatError, WriteRefused
+from kapi.core.model import (
+    Block,
+    Document,
+    PcClose,
+    PcOpen,
+    Ph,
+    Plural,
+    Run,
+    Runs,
+    Select,
+    Sub,
+    Text,
+)
+
+__all__ = ["verify_written"]
+
+Shape = tuple[object, ...]
+
+
+def _shape(runs: Runs) -> Shape:
+    out: list[object] = []
+    for run in runs:
+        if isinstance(run, Text):
+            if out and isinstance(out[-1], str):
+                out[-1] = out[-1] + run.text
+            elif run.text:
+                out.append(run.text)
+        elif isinstance(run, Plural):
+            out.append(("plural", run.pivot, _branches(run.forms)))
+        elif isinstance(run, Select):
+            out.append(("select", run.pivot, _branches(run.cases)))
+        else:
+            out.append((type(run).__name__, run.type if not isinstance(run, Sub) else ""))
+    return tuple(out)
+
+
+def _branches(branches: Mapping[str, Runs]) -> Shape:
+    return tuple(sorted((name, _shape(runs)) for name, runs in branches.items()))
+
+
+def _attrs_kept(meant: Runs, got: Runs) -> bool:
+    """Every attribute sent on a code is on the code read back (a reader may add more)."""
+    meant_codes = [r for r in _codes(meant) if isinstance(r, Ph | PcOpen)]
+    got_codes = [r for r in _codes(got) if isinstance(r, Ph | PcOpen)]
+    return all(
+        all(theirs.attrs.get(k) == v for k, v in mine.attrs.items())
+        for mine, theirs in zip(meant_codes, got_codes)
+    )
+
+
+def _codes(runs: Runs) -> list[Run]:
+    out: list[Run] = []
+    for run in runs:
+        if isinstance(run, Plural):
+            for name in sorted(run.forms):
+                out.extend(_codes(run.forms[name]))
+        elif isinstance(run, Select):
+            for name in sorted(run.cases):
+                out.extend(_codes(run.cases[name]))
+        elif isinstance(run, Ph | PcOpen | PcClose | Sub):
+            out.append(run)
+    return out
+
+
+def _editions(block: Block, document: Document) -> dict[str, Runs]:
+    found = {"": block.source}
+    if document.target_locale and document.target_locale in block.targets:
+        found[document.target_locale] = block.targets[document.target_locale].runs
+    return found
+
+
+def _by_key(document: Document) -> dict[str, list[Block]]:
+    grouped: dict[str, list[Block]] = defaultdict(list)
+    for block in document.blocks:
+        grouped[block.ref_key].append(block)
+    return grouped
+
+
+def verify_written(
+    codec: FormatCodec, meant: Document, data: bytes, *, path: str, locale: str
+) -> None:
+    """Raise WriteRefused when ``data`` does not read back as ``meant``."""
+    try:
+        again = codec.read(data, path=path, locale=locale or meant.locale)
+    except FormatError as err:
+        raise WriteRefused(
+            f"{path}: the edited file would not read back ({err.message}); nothing was written",
+            capability="edition",
+        ) from None
+    for mine, theirs in _pairs(meant, again, path):
+        if not mine.translatable:
+            continue
+        key = mine.ref_key
+        meant_editions = _editions(mine, meant)
+        got_editions = _editions(theirs, again)
+        for edition, runs in meant_editions.items():
+            got = got_editions.get(edition)
+            if got is None or _shape(got) != _shape(runs) or not _attrs_kept(runs, got):
+                shown = "nothing" if got is None else repr(render_edit_text(got))
+                label = f"the {edition} edition of " if edition else ""
+                raise WriteRefused(
+                    f"{path}: {meant.format} would write {label}block {key!r} as {shown}, "
+                    f"not as sent ({render_edit_text(runs)!r}); change the text so the format "
+                    "can hold it",
+                    capability="edition",
+                    block=mine.id,
+                )
+        extra = set(got_editions) - set(meant_editions)
+        if extra:
+            raise WriteRefused(
+                f"{path}: {meant.format} would keep the {sorted(extra)[0]} edition of block "
+                f"{key!r}, which the change removes; this format cannot remove it",
+                capability="remove_edition",
+                block=mine.id,
+            )
+
+
+def _pairs(meant: Document, again: Document, path: str) -> list[tuple[Block, Block]]:
+    """Blocks meant and read back, paired by key, then the rest in document order.
+
+    A format that names blocks by their source text (a PO msgid) gives an
+    edited source a new key; such blocks pair by position among the unmatched.
+    """
+    written = _by_key(again)
+    pairs: list[tuple[Block, Block]] = []
+    unmatched: list[Block] = []
+    for block in meant.blocks:
+        candidates = written.get(block.ref_key)
+        if candidates:
+            pairs.append((block, candidates.pop(0)))
+        else:
+            unmatched.append(block)
+    leftover = [b for blocks in written.values() for b in blocks]
+    position = {id(block): index for index, block in enumerate(again.blocks)}
+    leftover.sort(key=lambda b: position[id(b)])
+    if len(unmatched) != len(leftover):
+        if len(unmatched) > len(leftover):
+            missing = unmatched[len(leftover)]
+            raise WriteRefused(
+                f"{path}: block {missing.ref_key!r} is missing from what {meant.format} would "
+                "write; the format cannot make this change",
+                capability="edition",
+                block=missing.id,
+            )
+        extra = leftover[len(unmatched)]
+        raise WriteRefused(
+            f"{path}: block {extra.ref_key!r} would still be in what {meant.format} writes; "
+            "the format cannot delete it",
+            capability="delete_block",
+        )
+    pairs.extend(zip(unmatched, leftover))
+    return pairs
