@@ -36,6 +36,8 @@ def summarise(result: Result) -> str:
         error = op.error
         code = error.code + (f"/{error.subcode}" if error.subcode else "")
         field = f" ({error.field})" if error.field else ""
+        if error.capability:
+            field += f" [capability {error.capability}]"
         lines.append(f"  op {op.i} {op.op} {_where(op.at)}: {code}{field}: {error.message}")
         if op.current is not None:
             lines.append(

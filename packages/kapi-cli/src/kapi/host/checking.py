@@ -12,13 +12,14 @@ from typing import TYPE_CHECKING
 
 from attrs import evolve, frozen
 
-from kapi.core.check.engine import run_check
+from kapi.core.check.engine import Checker, TargetResult, build_report, run_check
 from kapi.core.check.findings import Lines
 from kapi.core.check.options import CheckOptions
 from kapi.core.check.report import Report
 from kapi.core.check.target import CheckTarget, text_target
 from kapi.core.format import FormatError
 from kapi.core.governance.errors import GovernanceError
+from kapi.core.governance.resolve import ResolvedGovernance
 from kapi.core.model import Block, Document
 from kapi.host.errors import EXIT_ERROR, EXIT_USAGE, HostError
 from kapi.host.governance import Governance, governance_error
@@ -130,6 +131,13 @@ def _display(workspace: Workspace, path: Path) -> str:
         return str(path)
 
 
+def _context(workspace: Workspace) -> dict[str, str] | None:
+    """``evaluation.context``: the project checked."""
+    if workspace.project is None:
+        return None
+    return {"project": workspace.project.id or workspace.project.name}
+
+
 def _run(
     workspace: Workspace,
     targets: Sequence[CheckTarget],
@@ -137,11 +145,10 @@ def _run(
     options: CheckOptions,
     label: str,
 ) -> Report:
-    context = None
-    if workspace.project is not None:
-        context = {"project": workspace.project.id or workspace.project.name}
     try:
-        return run_check(targets, governance.resolver(), options, label=label, context=context)
+        return run_check(
+            targets, governance.resolver(), options, label=label, context=_context(workspace)
+        )
     except GovernanceError as err:
         raise governance_error(err) from None
 
@@ -164,20 +171,21 @@ def check_files(
 ) -> Report:
     """Check files (or ``-`` for stdin with ``format_name``).
 
-    Many files are read by their formats in several processes at once (this
-    one and workers, in chunks); the engine then checks every target here, so
-    the report is the one a single process gives, files in the order given.
-    ``KAPI_CHECK_WORKERS`` sets how many processes read: ``0`` or ``1`` reads
-    everything in this process; ``N`` uses N processes (this one and N-1
-    workers, never more than one per file); unset or empty means automatic:
-    one process per CPU this process may use, from 64 files, when there is more
-    than one CPU. Workers start by ``fork`` where that is safe (not on macOS,
-    and only while this process runs one thread), else by ``spawn``, where each
-    worker imports kapi first, so automatic mode then waits for 512 files. When
-    no worker can start (a sandbox without semaphores) or one dies, this
-    process reads what is left. Any other value is a usage error (exit 2).
+    Many files are read by their formats and analysed in several processes at
+    once (this one and workers, in chunks); this process resolves governance,
+    merges the results in the order given and builds the report, which is the
+    one a single process gives. ``KAPI_CHECK_WORKERS`` sets how many processes
+    check: ``0`` or ``1`` checks everything in this process; ``N`` uses N
+    processes (this one and N-1 workers, never more than one per file); unset
+    or empty means automatic: one process per CPU this process may use, from
+    64 files, when there is more than one CPU. Workers start by ``fork`` where
+    that is safe (not on macOS, and only while this process runs one thread),
+    else by ``spawn``, where each worker imports kapi first, so automatic mode
+    then waits for 512 files. When no worker can start (a sandbox without
+    semaphores) or one dies, this process checks what is left. Any other value
+    is a usage error (exit 2).
     """
-    jobs: list[tuple[str, str]] = []  # (path, display) of each file a worker may read
+    jobs: list[tuple[str, str]] = []  # (path, display) of each file a worker may check
     for path in paths:
         if path == "-":
             if not format_name:
@@ -186,7 +194,18 @@ def check_files(
                 )
         else:
             jobs.append((path, _display(workspace, Path(path))))
-    read = iter(_read_all(workspace.source_language, jobs, format_name))
+    processes = _processes(len(jobs))
+    if target is not None and (len(paths) != 1 or not target_lang):
+        raise HostError(
+            "--target checks one source file against one translation; give --target-lang",
+            exit_code=EXIT_USAGE,
+        )
+    label = paths[0] if len(paths) == 1 else f"{len(paths)} files"
+    if processes > 1:
+        return _check_parallel(
+            workspace, paths, jobs, _options(options), governance, format_name, processes, label
+        )
+    displays = iter(jobs)
     targets: list[CheckTarget] = []
     for path in paths:
         if path == "-":
@@ -194,26 +213,21 @@ def check_files(
                 _read_target(workspace, Path("-"), "-", sys.stdin.buffer.read(), format_name)
             )
         else:
-            targets.append(next(read))
-    if target is not None:
-        if len(targets) != 1 or not target_lang:
-            raise HostError(
-                "--target checks one source file against one translation; give --target-lang",
-                exit_code=EXIT_USAGE,
-            )
+            _, display = next(displays)
+            targets.append(_read_target(workspace, Path(path), display, format_name=format_name))
+    if target is not None and target_lang:
         translated = _read_target(workspace, Path(target), _display(workspace, Path(target)))
         if translated.status != "checked":
             raise HostError(f"--target {target}: {translated.reason}", exit_code=EXIT_ERROR)
         targets[0] = evolve(targets[0], target_blocks=translated.blocks, target_locale=target_lang)
         options = evolve(options, target_locale=target_lang)
-    label = paths[0] if len(paths) == 1 else f"{len(paths)} files"
     return _run(workspace, targets, governance, _options(options), label)
 
 
-# --- reading many files in worker processes ---------------------------------------------
+# --- checking many files in worker processes --------------------------------------------
 
 WORKERS_ENV = "KAPI_CHECK_WORKERS"
-# Automatic parallel reading starts at this many files: below it, starting the pool costs
+# Automatic parallel checking starts at this many files: below it, starting the pool costs
 # about what it saves. A spawned worker imports kapi first, so it waits for more files.
 _AUTO_MIN_FILES = 64
 _AUTO_MIN_FILES_SPAWN = 512
@@ -246,7 +260,7 @@ def _fork_is_safe() -> bool:
 
 
 def _processes(files: int) -> int:
-    """How many processes read ``files`` files: 1 means this process reads them all."""
+    """How many processes check ``files`` files: 1 means this process checks them all."""
     raw = os.environ.get(WORKERS_ENV, "").strip()
     if raw:
         try:
@@ -255,7 +269,7 @@ def _processes(files: int) -> int:
             wanted = -1
         if wanted < 0:
             raise HostError(
-                f"{WORKERS_ENV}={raw!r}: give a number of processes (0 or 1 reads in this "
+                f"{WORKERS_ENV}={raw!r}: give a number of processes (0 or 1 checks in this "
                 "process; unset for automatic)",
                 exit_code=EXIT_USAGE,
             )
@@ -268,95 +282,182 @@ def _processes(files: int) -> int:
     return min(cpus, files)
 
 
-def _read_all(
-    source_language: str, jobs: Sequence[tuple[str, str]], format_name: str | None
-) -> list[CheckTarget]:
-    """Each file read into a target, in the order given; in worker processes when many."""
-    processes = _processes(len(jobs))
-    if processes > 1:
-        return _read_parallel(source_language, jobs, format_name, processes)
-    return _read_chunk(source_language, format_name, jobs)
+# A file's part of the work: (path, display, the governance resolved at its point, or None
+# when resolving failed here; then the file comes back read and is resolved again here).
+_Job = tuple[str, str, ResolvedGovernance | None]
+# What a worker gives back for a file: its result, or the target itself when it must be
+# resolved here (a file that declares another locale, or governance that did not resolve).
+_Done = TargetResult | CheckTarget
+
+_WORKER: Checker | None = None  # each worker process's checker, made by _start_worker
 
 
-def _read_chunk(
-    source_language: str, format_name: str | None, jobs: Sequence[tuple[str, str]]
-) -> list[CheckTarget]:
-    return [
-        _read(source_language, Path(path), display, format_name=format_name)
-        for path, display in jobs
-    ]
+def _start_worker(options: CheckOptions) -> None:
+    """A worker's checker (its own canary cache); Ctrl-C is left to the parent.
 
-
-def _ignore_interrupt() -> None:
-    """A worker leaves Ctrl-C to the parent, which cancels what is left and exits 130."""
+    The parent cancels what is left and exits 130.
+    """
     import signal
 
+    global _WORKER
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _WORKER = Checker(options)
 
 
-def _read_parallel(
-    source_language: str,
-    jobs: Sequence[tuple[str, str]],
+def _check_in_worker(
+    source_language: str, format_name: str | None, jobs: Sequence[_Job]
+) -> list[_Done]:
+    assert _WORKER is not None, "the pool's initializer makes the checker"
+    return _check_chunk(_WORKER, source_language, format_name, jobs)
+
+
+def _check_chunk(
+    checker: Checker, source_language: str, format_name: str | None, jobs: Sequence[_Job]
+) -> list[_Done]:
+    """Read and analyse each file under the governance resolved for it in the parent.
+
+    The parent resolved each file at the project's source language, as
+    :meth:`Governance.resolver` resolves a target by its file and locale; a
+    file that declares another locale goes back to be resolved there.
+    """
+    done: list[_Done] = []
+    for path, display, governance in jobs:
+        target = _read(source_language, Path(path), display, format_name=format_name)
+        if target.status != "checked":
+            done.append(checker.check(target))  # nothing to resolve: only its scope entry
+        elif governance is not None and target.locale == source_language:
+            done.append(checker.analyse(target, governance))
+        else:
+            done.append(target)
+    return done
+
+
+def _check_parallel(
+    workspace: Workspace,
+    paths: Sequence[str],
+    files: Sequence[tuple[str, str]],
+    options: CheckOptions,
+    governance: Governance,
     format_name: str | None,
     processes: int,
-) -> list[CheckTarget]:
-    """The targets, in order, read by this process and ``processes - 1`` workers.
+    label: str,
+) -> Report:
+    """The report, with files read and analysed by this process and ``processes - 1`` workers.
 
-    Chunks are queued for the pool in order while this process takes them from
-    the back, so both finish together whatever the machine's other load. A
-    chunk a broken pool did not return is read here.
+    This process resolves each file's governance (voices and the store are read
+    only here) and sends it with the file. Chunks are queued for the pool in
+    order while this process takes them from the back, so both finish together
+    whatever the machine's other load. A chunk a broken pool did not return is
+    checked here. The results are merged in the order given.
     """
+    import contextlib
     import functools
     import multiprocessing
     from concurrent.futures import Future, ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
+    source_language = workspace.source_language
+    resolver = governance.resolver()
+    try:
+        checker = Checker(options)
+    except GovernanceError as err:
+        raise governance_error(err) from None
     started = time.perf_counter()
-    # The first file is read here before the pool starts, so its format's reader is imported
-    # once and forked workers inherit it.
-    first = _read_chunk(source_language, format_name, jobs[:1])
-    rest = jobs[1:]
+    context_ms: dict[str, float] = {}
+
+    def job(path: str, display: str) -> _Job:
+        before = time.perf_counter()
+        try:
+            resolved: ResolvedGovernance | None = resolver(
+                CheckTarget(file=display, locale=source_language)
+            )
+        except GovernanceError:
+            resolved = None  # raised again if the file has content, where one process would
+        context_ms[display] = (time.perf_counter() - before) * 1000
+        return path, display, resolved
+
+    # The first file is checked here before the pool starts, so its format's reader and the
+    # analyzers' compiled rules are made once and forked workers inherit them.
+    first = _check_chunk(checker, source_language, format_name, [job(*files[0])])
+    rest = files[1:]
     size = min(_CHUNK_MAX, max(_CHUNK_MIN, len(rest) // (processes * _CHUNKS_PER_PROCESS)))
-    chunks = [rest[at : at + size] for at in range(0, len(rest), size)]
-    read = functools.partial(_read_chunk, source_language, format_name)
-    results: list[list[CheckTarget] | None] = [None] * len(chunks)
     method = "fork" if _fork_is_safe() else "spawn"
     try:
         pool = ProcessPoolExecutor(
             max_workers=max(1, processes - 1),
             mp_context=multiprocessing.get_context(method),
-            initializer=_ignore_interrupt,
+            initializer=_start_worker,
+            initargs=(checker.options,),
         )
     except (OSError, ValueError, NotImplementedError, ImportError):
-        pool = None  # no semaphores or processes here (a sandbox): read in this process
+        pool = None  # no semaphores or processes here (a sandbox): check in this process
+    here = functools.partial(_check_chunk, checker, source_language, format_name)
+    remote = functools.partial(_check_in_worker, source_language, format_name)
+    chunks: list[list[_Job]] = []
+    futures: list[Future[list[_Done]]] = []
     try:
-        futures: list[Future[list[CheckTarget]]] = []
-        if pool is not None:
-            try:
-                futures = [pool.submit(read, chunk) for chunk in chunks]
-            except (BrokenProcessPool, OSError, RuntimeError):
-                futures = []
+        for at in range(0, len(rest), size):
+            chunks.append([job(path, display) for path, display in rest[at : at + size]])
+            if pool is not None and len(futures) == len(chunks) - 1:
+                # A pool that broke takes no more: the chunks without a future are checked here.
+                with contextlib.suppress(BrokenProcessPool, OSError, RuntimeError):
+                    futures.append(pool.submit(remote, chunks[-1]))
+        results: list[list[_Done] | None] = [None] * len(chunks)
         for index in reversed(range(len(chunks))):
             if index < len(futures) and not futures[index].cancel():
                 break  # the pool has reached this chunk, and so every one before it
-            results[index] = read(chunks[index])
+            results[index] = here(chunks[index])
         for index, future in enumerate(futures):
             if results[index] is None:
                 try:
                     results[index] = future.result()
                 except (BrokenProcessPool, OSError):
-                    results[index] = read(chunks[index])  # a worker died (killed, out of memory)
+                    results[index] = here(chunks[index])  # a worker died (killed, out of memory)
     finally:
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
-    targets = first + [target for chunk in results if chunk is not None for target in chunk]
-    # Each file's reading time becomes its share of the elapsed time, so the report's
-    # extraction and total times stay elapsed times rather than a sum over processes.
-    wall = (time.perf_counter() - started) * 1000
-    spent = sum(target.extraction_ms for target in targets)
-    if spent > 0:
-        targets = [evolve(t, extraction_ms=t.extraction_ms * wall / spent) for t in targets]
-    return targets
+    done = first + [item for chunk in results if chunk is not None for item in chunk]
+    # Reading and analysing times become each file's share of the elapsed time, so the
+    # report's times stay elapsed times rather than sums over processes.
+    wall = (time.perf_counter() - started) * 1000 - sum(context_ms.values())
+    spent = sum(
+        item.extraction_ms + (item.analyzers_ms if isinstance(item, TargetResult) else 0.0)
+        for item in done
+    )
+    scale = wall / spent if spent > 0 and wall > 0 else 1.0
+    merged: list[TargetResult] = []
+    pending = iter(done)
+    try:
+        for path in paths:
+            if path == "-":
+                read = _read(source_language, Path("-"), "-", sys.stdin.buffer.read(), format_name)
+                merged.append(checker.check(read, resolver))
+                continue
+            item = next(pending)
+            resolving = context_ms.get(item.file, 0.0)
+            if isinstance(item, CheckTarget):
+                item = checker.check(
+                    evolve(item, extraction_ms=item.extraction_ms * scale), resolver
+                )
+                resolving += item.context_ms
+            else:
+                item = evolve(
+                    item,
+                    extraction_ms=item.extraction_ms * scale,
+                    analyzers_ms=item.analyzers_ms * scale,
+                )
+            merged.append(evolve(item, context_ms=resolving))
+    except GovernanceError as err:
+        raise governance_error(err) from None
+    extraction = sum(item.extraction_ms for item in merged)
+    return build_report(
+        merged,
+        checker.options,
+        started=started + extraction / 1000,  # the report adds the extraction time back
+        analyzers=checker.analyzers,
+        label=label,
+        context=_context(workspace),
+    )
 
 
 def check_text(

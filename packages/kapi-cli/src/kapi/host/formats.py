@@ -26,6 +26,8 @@ def list_formats() -> list[dict[str, Any]]:
             "generative": spec.generative,
             "interchange": spec.interchange,
             "editions": spec.capabilities.editions,
+            "structural": spec.structural,
+            "writable_attrs": {k: list(v) for k, v in spec.writable_attrs.items()},
         }
         for spec in registry.all_formats()
     ]
