@@ -468,6 +468,43 @@ def test_removing_a_target_empties_the_msgstr() -> None:
     assert written == fixture("basic.po").replace(b'msgstr "Bienvenue"', b'msgstr ""')
 
 
+def assert_target_removed(name: str, entry: str, old: bytes, new: bytes) -> None:
+    document = read(name)
+    removed = block(document, entry)
+    written = CODEC.write(replace(document, removed.with_target(document.target_locale, None)))
+    assert fixture(name).count(old) == 1
+    assert written == fixture(name).replace(old, new)
+    again = CODEC.read(written, path=name)
+    assert block(again, entry).targets == {}
+    for before, after in zip(document.blocks, again.blocks, strict=True):
+        if before.id != removed.id:
+            assert after == before
+
+
+def test_removed_target_reads_back_as_absent() -> None:
+    assert_target_removed("basic.po", "Welcome", b'msgstr "Bienvenue"', b'msgstr ""')
+
+
+def test_removing_a_wrapped_target_leaves_an_empty_msgstr() -> None:
+    old = (
+        'msgstr ""\n'
+        '"Un long message que gettext a coup\u00e9 parce qu\'il ne tient pas sur une ligne "\n'
+        '"de soixante-dix-neuf colonnes.\\n"\n'
+        '"Deuxi\u00e8me ligne avec des \u00ab guillemets \u00bb \\"droits\\", une '
+        'tabulation\\tici et "\n'
+        '"une barre oblique inverse \\\\ aussi."\n'
+    ).encode()
+    long_name = next(b.name for b in read("basic.po").blocks if b.name.startswith("A long"))
+    assert_target_removed("basic.po", long_name, old, b'msgstr ""\n')
+
+
+def test_removing_a_plural_target_empties_every_form_in_a_crlf_bom_file() -> None:
+    old = 'msgstr[0] "%d яблоко"\r\nmsgstr[1] "%d яблока"\r\nmsgstr[2] "%d яблок"'.encode()
+    new = b'msgstr[0] ""\r\nmsgstr[1] ""\r\nmsgstr[2] ""'
+    assert_target_removed("crlf_bom.po", "%d apple", old, new)
+    assert fixture("crlf_bom.po").startswith(b"\xef\xbb\xbf")
+
+
 # --- escaping -----------------------------------------------------------------------------
 
 AWKWARD = 'quote " backslash \\ tab \t newline \n return \r bell \a «ünï» 漢字 \\n literal %% {x}'

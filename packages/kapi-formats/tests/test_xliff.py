@@ -598,6 +598,290 @@ def test_limits_give_budget_exceeded() -> None:
     assert error.value.code == "budget_exceeded"
 
 
+# --- removing the target edition ---------------------------------------------------------
+
+
+def without_target(document: Document, name: str) -> Document:
+    return replace(document, named(document, name).with_target(document.target_locale, None))
+
+
+def assert_removed(codec: Xliff1Format | Xliff2Format, before: Document, out: bytes, name: str):
+    """The re-read has no target for ``name`` and every other block as it was."""
+    again = codec.read(out)
+    assert named(again, name).targets == {}
+    assert [b.name for b in again.blocks] == [b.name for b in before.blocks]
+    for old, new in zip(before.blocks, again.blocks):
+        if old.name != name:
+            assert new == old
+
+
+def test_removing_a_single_line_units_target() -> None:
+    document = read("okapi.xlf")
+    out = V1.write(without_target(document, "1"))
+    removed = (
+        '<target xml:lang="ja-jp" state="needs-review-translation">Acme&#8482; '
+        '<g id="1" ctype="bold">ユーザー</g>ガイド</target>'
+    ).encode()
+    assert fixture("okapi.xlf").count(removed) == 1
+    assert out == fixture("okapi.xlf").replace(removed, b"")
+    assert b'Guide</source></trans-unit>\n<trans-unit id="2">' in out
+    assert_removed(V1, document, out, "1")
+
+
+def test_removing_a_multi_line_units_target_takes_its_line() -> None:
+    document = read("xcode.xliff")
+    out = V1.write(without_target(document, "Hello, %@!"))
+    assert out == fixture("xcode.xliff").replace(b"\n        <target>Hallo, %@!</target>", b"")
+    assert b"<source>Hello, %@!</source>\n        <note>Greeting" in out
+    assert_removed(V1, document, out, "Hello, %@!")
+
+
+def test_removed_then_added_target_gives_the_file_back() -> None:
+    document = read("xcode.xliff")
+    out = V1.write(without_target(document, "Hello, %@!"))
+    again = V1.read(out)
+    restored = with_target(again, "Hello, %@!", (Text("Hallo, %@!"),), "")
+    assert V1.write(restored) == fixture("xcode.xliff")
+
+
+def test_removing_a_target_keeps_seg_source_and_alt_trans() -> None:
+    document = read("okapi.xlf")
+    out = V1.write(without_target(document, "6"))
+    expected = (
+        "</seg-source></trans-unit>",
+        '<alt-trans match-quality="80"><source xml:lang="en-us">Click here.</source>'
+        '<target xml:lang="ja-jp">ここをクリック。</target></alt-trans>',
+    )
+    for piece in expected:
+        assert piece.encode() in out
+    start = fixture("okapi.xlf").index(b'</seg-source><target xml:lang="ja-jp" state="translated">')
+    end = fixture("okapi.xlf").index(b"</target></trans-unit>", start) + len(b"</target>")
+    data = fixture("okapi.xlf")
+    assert out == data[: start + len(b"</seg-source>")] + data[end:]
+    assert_removed(V1, document, out, "6")
+
+
+def test_removing_a_target_from_the_crlf_bom_file_drops_approved() -> None:
+    document = read("crlf-bom.xlf")
+    out = V1.write(without_target(document, "Greeting"))
+    expected = (
+        fixture("crlf-bom.xlf")
+        .replace(b' approved="yes"', b"")
+        .replace(b"\r\n\t\t\t\t<target>God morgen,\r\nverden</target>", b"")
+    )
+    assert expected != fixture("crlf-bom.xlf")
+    assert out == expected
+    assert out.startswith(b"\xef\xbb\xbf<?xml") and b"\n" not in out.replace(b"\r\n", b"")
+    again = V1.read(out)
+    assert "approved" not in named(again, "Greeting").properties
+    assert named(again, "Greeting").targets == {}
+    assert named(again, "Farewell") == named(document, "Farewell")
+
+
+def test_removing_an_absent_target_changes_nothing() -> None:
+    document = read("okapi.xlf")  # unit 7 has an empty <target/>: no edition was read
+    assert target(document, "7") is None
+    assert V1.write(without_target(document, "7")) == fixture("okapi.xlf")
+
+
+def test_xliff2_removing_a_one_segment_target() -> None:
+    document = read("segments.xlf")
+    out = V2.write(without_target(document, "u1"))
+    expected = fixture("segments.xlf").replace(
+        b'<segment id="s1" state="translated">\n        <source>Welcome to <pc id="1" type="fmt" '
+        b'subType="xlf:b" dataRefStart="d1" dataRefEnd="d2">Kapi</pc></source>\n        '
+        b'<target>Willkommen bei <pc id="1" type="fmt" subType="xlf:b" dataRefStart="d1" '
+        b'dataRefEnd="d2">Kapi</pc></target>\n',
+        b'<segment id="s1" state="initial">\n        <source>Welcome to <pc id="1" type="fmt" '
+        b'subType="xlf:b" dataRefStart="d1" dataRefEnd="d2">Kapi</pc></source>\n',
+    )
+    assert expected != fixture("segments.xlf")
+    assert out == expected
+    assert_removed(V2, document, out, "u1")
+
+
+def test_xliff2_removing_the_targets_of_several_segments() -> None:
+    document = read("segments.xlf")
+    out = V2.write(without_target(document, "u5"))
+    expected = fixture("segments.xlf").replace(
+        b'      <segment id="a" state="translated"><source>First.</source>'
+        b"<target>Erstens.</target></segment>\n"
+        b'      <segment id="b" state="translated"><source>Second.</source>'
+        b"<target>Zweitens.</target></segment>\n",
+        b'      <segment id="a" state="initial"><source>First.</source></segment>\n'
+        b'      <segment id="b" state="initial"><source>Second.</source></segment>\n',
+    )
+    assert expected != fixture("segments.xlf")
+    assert out == expected
+    assert_removed(V2, document, out, "u5")
+
+
+def test_xliff2_removing_a_partly_translated_units_target() -> None:
+    document = read("segments.xlf")
+    out = V2.write(without_target(document, "u2"))
+    expected = (
+        fixture("segments.xlf")
+        .replace(
+            b'<segment id="s1" state="translated">\n        <source>You have',
+            b'<segment id="s1" state="initial">\n        <source>You have',
+        )
+        .replace(b'\n        <target>Sie haben <ph id="1" dataRef="d1"/> Dateien.</target>', b"")
+    )
+    assert expected.count(b'state="initial"') == 2
+    assert out == expected
+    assert_removed(V2, document, out, "u2")
+
+
+XLIFF2_IGNORABLE = (
+    b'<?xml version="1.0"?>\n'
+    b'<xliff xmlns="urn:oasis:names:tc:xliff:document:2.0" version="2.0" srcLang="en" trgLang="de">\n'
+    b' <file id="f">\n'
+    b'  <unit id="u">\n'
+    b'   <segment state="reviewed" subState="acme:ok">\n'
+    b"    <source>A.</source>\n"
+    b"    <target>A-de.</target>\n"
+    b"   </segment>\n"
+    b"   <ignorable>\n"
+    b"    <source> </source>\n"
+    b"    <target> </target>\n"
+    b"   </ignorable>\n"
+    b"   <segment>\n"
+    b"    <source>B.</source>\n"
+    b"    <target>B-de.</target>\n"
+    b"   </segment>\n"
+    b"  </unit>\n"
+    b'  <unit id="v">\n'
+    b"   <segment><source>C.</source><target>C-de.</target></segment>\n"
+    b"  </unit>\n"
+    b" </file>\n"
+    b"</xliff>\n"
+)
+
+
+def test_xliff2_removal_takes_ignorable_targets_and_resets_state() -> None:
+    document = V2.read(XLIFF2_IGNORABLE)
+    edition = target(document, "u")
+    assert edition is not None
+    assert edition.runs == (Text("A-de."), Text(" "), Text("B-de."))
+    out = V2.write(without_target(document, "u"))
+    assert out == (
+        b'<?xml version="1.0"?>\n'
+        b'<xliff xmlns="urn:oasis:names:tc:xliff:document:2.0" version="2.0" srcLang="en" '
+        b'trgLang="de">\n'
+        b' <file id="f">\n'
+        b'  <unit id="u">\n'
+        b'   <segment state="initial">\n'
+        b"    <source>A.</source>\n"
+        b"   </segment>\n"
+        b"   <ignorable>\n"
+        b"    <source> </source>\n"
+        b"   </ignorable>\n"
+        b"   <segment>\n"
+        b"    <source>B.</source>\n"
+        b"   </segment>\n"
+        b"  </unit>\n"
+        b'  <unit id="v">\n'
+        b"   <segment><source>C.</source><target>C-de.</target></segment>\n"
+        b"  </unit>\n"
+        b" </file>\n"
+        b"</xliff>\n"
+    )
+    assert_removed(V2, document, out, "u")
+
+
+def _one_unit(body: str) -> bytes:
+    return (
+        '<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2">'
+        '<file source-language="en" target-language="fr" original="x"><body>'
+        f'<trans-unit id="a">{body}</trans-unit>'
+        "</body></file></xliff>"
+    ).encode()
+
+
+@pytest.mark.parametrize(
+    ("body", "why"),
+    [
+        ("<source>x</source>stray<target>y</target>", "next to text"),
+        ("<source>x</source><target>y</target> &#10;", "next to text"),
+        ("<source>x</source><target>y</target><target>z</target>", "holds 2 <target>"),
+    ],
+)
+def test_unsafe_target_removal_is_refused(body: str, why: str) -> None:
+    document = V1.read(_one_unit(body))
+    assert target(document, "a") is not None
+    with pytest.raises(WriteRefused) as caught:
+        V1.write(without_target(document, "a"))
+    assert caught.value.capability == "remove_edition"
+    assert caught.value.block == "tu1"
+    assert why in str(caught.value)
+
+
+def test_remove_edition_through_the_change_service(tmp_path: Path) -> None:
+    import json
+
+    from kapi.core.change.decode import decode_change_set
+    from kapi.core.change.ports import Actor
+    from kapi.core.change.reading import ReadRequest, read_page
+    from kapi.core.change.service import ChangeService
+    from kapi.core.change.wire import encode_result
+    from kapi.formats.home import FileHome
+
+    original = (
+        b'<?xml version="1.0" encoding="UTF-8"?>\n'
+        b'<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2">\n'
+        b'  <file source-language="en" target-language="fr" datatype="plaintext" original="f">\n'
+        b"    <body>\n"
+        b'      <trans-unit id="1">\n'
+        b"        <source>Hello</source>\n"
+        b'        <target state="translated">Bonjour</target>\n'
+        b"        <note>Greeting</note>\n"
+        b"      </trans-unit>\n"
+        b'      <trans-unit id="2">\n'
+        b"        <source>Bye</source>\n"
+        b"        <target>Au revoir</target>\n"
+        b"      </trans-unit>\n"
+        b"    </body>\n"
+        b"  </file>\n"
+        b"</xliff>\n"
+    )
+    (tmp_path / "f.xlf").write_bytes(original)
+    home = FileHome(tmp_path)
+    page = read_page(home.stage("f.xlf"), ReadRequest(doc="f.xlf", blocks=("1",)))
+    editions = page.blocks[0].editions
+    assert editions is not None and editions["fr"].text == "Bonjour"
+    change = {
+        "ops": [
+            {
+                "op": "remove_edition",
+                "at": {"doc": "f.xlf", "block": "1", "edition": "fr"},
+                "if_match": editions["fr"].rev,
+            }
+        ]
+    }
+    result = encode_result(
+        ChangeService(home).apply(decode_change_set(json.dumps(change)), Actor("person"))
+    )
+    assert result["ops"][0]["status"] == "applied", result
+    written = (tmp_path / "f.xlf").read_bytes()
+    assert written == original.replace(
+        b'\n        <target state="translated">Bonjour</target>', b""
+    )
+    again = V1.read(written)
+    assert named(again, "1").targets == {}
+    assert target(again, "2") == Edition(runs=(Text("Au revoir"),))
+    # the old rev again is stale (the edition is gone); "*" leaves it unchanged
+    result = encode_result(
+        ChangeService(home).apply(decode_change_set(json.dumps(change)), Actor("person"))
+    )
+    assert result["ops"][0]["error"]["code"] == "stale"
+    change["ops"][0]["if_match"] = "*"
+    result = encode_result(
+        ChangeService(home).apply(decode_change_set(json.dumps(change)), Actor("person"))
+    )
+    assert result["ops"][0]["status"] == "unchanged"
+    assert (tmp_path / "f.xlf").read_bytes() == written
+
+
 # --- properties ---------------------------------------------------------------------------
 
 _XML_CHARS = st.characters(
@@ -618,6 +902,13 @@ def catalogues(draw: st.DrawFn) -> tuple[bytes, list[tuple[str, str | None]]]:
     indent = draw(st.sampled_from(["  ", "\t", ""]))
     quote = draw(st.sampled_from(['"', "'"]))
     units = draw(st.lists(st.tuples(_TEXTS, st.none() | _TEXTS), min_size=1, max_size=5))
+    final = draw(st.sampled_from(["", newline]))
+    return _catalogue(newline, indent, quote, units, final), units
+
+
+def _catalogue(
+    newline: str, indent: str, quote: str, units: list[tuple[str, str | None]], final: str
+) -> bytes:
     lines = [
         f"<?xml version={quote}1.0{quote} encoding={quote}UTF-8{quote}?>",
         '<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2">',
@@ -631,8 +922,7 @@ def catalogues(draw: st.DrawFn) -> tuple[bytes, list[tuple[str, str | None]]]:
             lines.append(f"{indent * 4}<target>{_escape(translated)}</target>")
         lines.append(f"{indent * 3}</trans-unit>")
     lines += [f"{indent * 2}</body>", f"{indent}</file>", "</xliff>"]
-    final = draw(st.sampled_from(["", newline]))
-    return (newline.join(lines) + final).encode("utf-8"), units
+    return (newline.join(lines) + final).encode("utf-8")
 
 
 @settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow])
@@ -688,3 +978,28 @@ def test_xliff2_segment_targets_read_back(sources: list[str], data: st.DataObjec
     block = document.blocks[0].with_target("de", Edition(runs=translations))
     again = V2.read(V2.write(document.with_blocks((block,))))
     assert again.blocks[0].targets["de"].runs == translations
+
+
+@settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.sampled_from(["\n", "\r\n"]),
+    st.sampled_from(["  ", "\t", ""]),
+    st.lists(st.tuples(_TEXTS, st.none() | _TEXTS), min_size=1, max_size=5),
+    st.data(),
+)
+def test_removed_target_writes_the_catalogue_without_it(
+    newline: str, indent: str, units: list[tuple[str, str | None]], data: st.DataObject
+) -> None:
+    translated = [i for i, (_, target_text) in enumerate(units) if target_text]
+    if not translated:
+        units = [*units, ("s", "t")]
+        translated = [len(units) - 1]
+    index = data.draw(st.sampled_from(translated))
+    raw = _catalogue(newline, indent, '"', units, newline)
+    document = V1.read(raw)
+    block = document.blocks[index]
+    changed = document.with_blocks(
+        tuple(b.with_target("fr", None) if b.id == block.id else b for b in document.blocks)
+    )
+    rest = [(source, None) if i == index else (source, t) for i, (source, t) in enumerate(units)]
+    assert V1.write(changed) == _catalogue(newline, indent, '"', rest, newline)

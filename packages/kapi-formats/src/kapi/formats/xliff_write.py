@@ -1,5 +1,6 @@
 """Edited units written back into the XLIFF text: changed parts re-rendered, new codes and
-targets synthesised, ``state`` rewritten; everything else spliced back as read."""
+targets synthesised, removed targets cut out, ``state`` rewritten; everything else spliced
+back as read."""
 
 from __future__ import annotations
 
@@ -9,13 +10,22 @@ from collections.abc import Sequence
 from kapi.core.format import WriteRefused
 from kapi.core.model import Block, PcClose, PcOpen, Ph, Run, Runs, Text
 from kapi.formats.xliff_read import Slot, Unit, XliffSkeleton
-from kapi.formats.xmlspans import Edit, escape_attribute, escape_text, render_text, rewrite_element
+from kapi.formats.xmlspans import (
+    Edit,
+    Node,
+    escape_attribute,
+    escape_text,
+    render_text,
+    rewrite_element,
+    start_tag_with,
+)
 
 __all__ = ["unit_edits"]
 
 _BARE_START = re.compile(r"^<([^\s/>!?]+)(?:\s[^<>]*)?(?<!/)>$")
 _BARE_END = re.compile(r"^</([^\s>]+)\s*>$")
 _ID_ATTR = re.compile(r"""\bid\s*=\s*["']([^"']*)["']""")
+_XML_SPACE = " \t\r\n"
 
 _STATE1_FOR = {
     "translated": "translated",
@@ -294,6 +304,8 @@ def unit_edits(skeleton: XliffSkeleton, unit: Unit, block: Block) -> list[Edit]:
         return edits
     edition = block.targets.get(skeleton.target_key)
     if edition is None:
+        if unit.target is not None:  # the target edition was removed
+            edits.extend(_removal_edits(skeleton, unit, block))
         return edits
     old_target = unit.target or ()
     runs_changed = edition.runs != old_target
@@ -358,3 +370,71 @@ def _new_target(
     pairs.extend(attributes.items())
     attrs = "".join(f' {name}="{escape_attribute(value)}"' for name, value in pairs)
     return f"<{slot.qname}{attrs}>{content}</{slot.qname}>"
+
+
+def _removal_edits(skeleton: XliffSkeleton, unit: Unit, block: Block) -> list[Edit]:
+    """Edits that take every ``<target>`` out of the unit, as if none had been added.
+
+    Each target goes with the whitespace before it (the indentation a new target is
+    inserted with), or alone when it is followed directly by a sibling. XLIFF 1.2:
+    ``approved`` on the ``<trans-unit>`` goes too (it approves the removed target).
+    XLIFF 2.x: a segment's ``state`` becomes ``initial`` and its ``subState`` goes.
+    Refused when a target sits next to text or its parent holds two targets.
+    """
+    text = skeleton.text.text
+    edits: list[Edit] = []
+    for part in unit.parts:
+        target = part.target.element
+        if target is None:
+            continue
+        edits.append(_cut(text, part.element, target, block))
+        if skeleton.version == 2 and part.kind == "segment":
+            state = part.element.attrs.get("state")
+            if (state is not None and state != "initial") or "subState" in part.element.attrs:
+                changes = {"state": "initial"} if state is not None else {}
+                tag = start_tag_with(text, part.element, changes)
+                tag = _without_attribute(tag, "subState")
+                edits.append((part.element.start, part.element.content_start, tag))
+    if skeleton.version == 1:
+        unit_node = unit.parts[0].element
+        if "approved" in unit_node.attrs:
+            tag = text[unit_node.start : unit_node.content_start]
+            edits.append(
+                (unit_node.start, unit_node.content_start, _without_attribute(tag, "approved"))
+            )
+    return edits
+
+
+def _cut(text: str, parent: Node, target: Node, block: Block) -> Edit:
+    siblings = parent.children
+    position = next(index for index, node in enumerate(siblings) if node is target)
+    twins = [node for node in parent.elements(target.local) if node.ns == target.ns]
+    if len(twins) > 1:
+        raise WriteRefused(
+            f"block {block.id} ({block.name}): <{parent.local}> holds {len(twins)} "
+            f"<{target.local}> elements; kapi cannot tell which to remove",
+            capability="remove_edition",
+            block=block.id,
+        )
+    before_start = siblings[position - 1].end if position else parent.content_start
+    has_next = position + 1 < len(siblings)
+    after_end = siblings[position + 1].start if has_next else parent.content_end
+    before = text[before_start : target.start]
+    after = text[target.end : after_end]
+    if before.strip(_XML_SPACE) or after.strip(_XML_SPACE):
+        raise WriteRefused(
+            f"block {block.id} ({block.name}): the <{target.local}> to remove sits next to "
+            f"text in <{parent.local}>; kapi removes a target only when whitespace alone "
+            "separates it from its siblings",
+            capability="remove_edition",
+            block=block.id,
+        )
+    if has_next and not after:
+        return (target.start, target.end, "")  # keep the line break the next sibling uses
+    return (before_start, target.end, "")
+
+
+def _without_attribute(tag: str, name: str) -> str:
+    """A start tag as written, without the attribute ``name`` (and its leading space)."""
+    pattern = re.compile(rf"""\s+{re.escape(name)}\s*=\s*(["']).*?\1""", re.S)
+    return pattern.sub("", tag, count=1)
