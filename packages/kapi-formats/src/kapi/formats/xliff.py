@@ -51,6 +51,9 @@ after ``</source>`` (or ``</seg-source>``) with the whitespace the unit uses
 between its children, with ``xml:lang`` when other targets carry it and
 ``state`` when the file uses it. A changed status rewrites ``state`` (1.2: on
 ``<target>``; 2.x: on each ``<segment>``) where the file uses ``state``.
+A removed edition cuts each ``<target>`` of the unit out with the whitespace
+before it (the reverse of adding one); 1.2 drops the unit's ``approved="yes"``
+with it, 2.x sets a segment's ``state`` to ``initial`` and drops ``subState``.
 
 Limits (besides those of :mod:`kapi.formats.xmlspans`): at most
 ``Limits.max_entries`` units (``budget_exceeded``).
