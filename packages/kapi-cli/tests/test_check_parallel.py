@@ -257,10 +257,14 @@ def test_spawned_workers_give_the_same_report(tree, monkeypatch):
     check_here = checking._check_chunk
 
     def after_a_worker_chunk(*args):
-        # A spawned worker imports kapi first: wait until it has checked a chunk, so that
-        # this process does not check every chunk before the worker starts.
+        # A spawned worker imports kapi first: once the pool has chunks, wait until the worker
+        # has checked one, so that this process does not check them all before it starts.
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not _worker_results(_CountingPool.futures):
+        while (
+            _CountingPool.futures
+            and time.monotonic() < deadline
+            and not _worker_results(_CountingPool.futures)
+        ):
             time.sleep(0.01)
         return check_here(*args)
 

@@ -293,10 +293,8 @@ _WORKER: Checker | None = None  # each worker process's checker, made by _start_
 
 
 def _start_worker(options: CheckOptions) -> None:
-    """A worker's checker (its own canary cache); Ctrl-C is left to the parent.
-
-    The parent cancels what is left and exits 130.
-    """
+    """A worker's checker (its own canary cache); Ctrl-C is left to the parent, which
+    cancels what is left and exits 130."""
     import signal
 
     global _WORKER
@@ -363,7 +361,7 @@ def _check_parallel(
     except GovernanceError as err:
         raise governance_error(err) from None
     started = time.perf_counter()
-    context_ms: dict[str, float] = {}
+    resolving_ms: list[float] = []  # each file's, in the order given
 
     def job(path: str, display: str) -> _Job:
         before = time.perf_counter()
@@ -373,7 +371,7 @@ def _check_parallel(
             )
         except GovernanceError:
             resolved = None  # raised again if the file has content, where one process would
-        context_ms[display] = (time.perf_counter() - before) * 1000
+        resolving_ms.append((time.perf_counter() - before) * 1000)
         return path, display, resolved
 
     # The first file is checked here before the pool starts, so its format's reader and the
@@ -419,22 +417,21 @@ def _check_parallel(
     done = first + [item for chunk in results if chunk is not None for item in chunk]
     # Reading and analysing times become each file's share of the elapsed time, so the
     # report's times stay elapsed times rather than sums over processes.
-    wall = (time.perf_counter() - started) * 1000 - sum(context_ms.values())
+    wall = (time.perf_counter() - started) * 1000 - sum(resolving_ms)
     spent = sum(
         item.extraction_ms + (item.analyzers_ms if isinstance(item, TargetResult) else 0.0)
         for item in done
     )
     scale = wall / spent if spent > 0 and wall > 0 else 1.0
     merged: list[TargetResult] = []
-    pending = iter(done)
+    pending = iter(zip(done, resolving_ms, strict=True))
     try:
         for path in paths:
             if path == "-":
                 read = _read(source_language, Path("-"), "-", sys.stdin.buffer.read(), format_name)
                 merged.append(checker.check(read, resolver))
                 continue
-            item = next(pending)
-            resolving = context_ms.get(item.file, 0.0)
+            item, resolving = next(pending)
             if isinstance(item, CheckTarget):
                 item = checker.check(
                     evolve(item, extraction_ms=item.extraction_ms * scale), resolver

@@ -2,7 +2,10 @@
 
 :func:`run_check` takes targets the host has read, a resolver that gives the
 governance at each target's point, and the options; it runs every analyzer
-with its canary and builds the ``kapi.check/v2`` report. :func:`analyze_blocks`
+with its canary and builds the ``kapi.check/v2`` report. It is a
+:class:`Checker` over each target, then :func:`build_report` merging the
+:class:`TargetResult` parts in order, so a host may check targets in several
+processes and merge what they return. :func:`analyze_blocks`
 runs the same analyzers on blocks without canaries or a report (the change
 service's before/after check) and :func:`introduced_failures` says which
 failing findings an edit introduced (change contract §11).
@@ -16,7 +19,7 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from attrs import evolve
+from attrs import evolve, frozen
 
 from kapi.core.check.analyzers import Analyzer, AnalyzerStatus, Canary, CheckUnit, run_canary
 from kapi.core.check.bilingual import DntAnalyzer, PlaceholderAnalyzer
@@ -54,9 +57,12 @@ from kapi.core.governance.voice import TermRule
 from kapi.core.model import Block, Runs
 
 __all__ = [
+    "Checker",
     "Clock",
     "GovernanceResolver",
+    "TargetResult",
     "analyze_blocks",
+    "build_report",
     "default_analyzers",
     "introduced_failures",
     "run_check",
@@ -146,6 +152,136 @@ def _in_scope(finding: Finding, scope: frozenset[str] | None) -> bool:
     return scope is None or not finding.location.block or finding.location.block in scope
 
 
+@frozen(kw_only=True)
+class TargetResult:
+    """One target's part of the report, before the merge: what :func:`build_report` combines.
+
+    Plain values that pickle, so a host may check targets in worker processes
+    and merge their results here in target order. ``blocks`` counts the blocks
+    in scope; ``scoped`` says a diff limited the target to some blocks;
+    ``warnings`` and ``term_matching`` are this target's, without repeats.
+    """
+
+    file: str
+    scope_file: ScopeFile
+    format: str = ""
+    kind: str = "file"
+    context_path: str = ""
+    scoped: bool = False
+    blocks: int = 0
+    context: ContextRecord | None = None
+    runs: tuple[AnalyzerRun, ...] = ()
+    findings: tuple[Finding, ...] = ()
+    warnings: tuple[ConfigWarning, ...] = ()
+    term_matching: tuple[TermMatching, ...] = ()
+    extraction_ms: float = 0.0
+    context_ms: float = 0.0
+    analyzers_ms: float = 0.0
+
+
+class Checker:
+    """Checks targets one at a time for one run, keeping canaries and store rules across them.
+
+    :func:`run_check` is one checker over every target, then
+    :func:`build_report`. A host may give each of several processes its own
+    checker with the same options and analyzers and merge the results in
+    target order: a canary depends only on what its analyzer's
+    :meth:`~kapi.core.check.analyzers.Analyzer.canary_key` names, so each
+    process records the canary a single process would.
+    """
+
+    def __init__(
+        self,
+        options: CheckOptions | None = None,
+        *,
+        analyzers: Sequence[Analyzer] | None = None,
+        clock: Clock = time.perf_counter,
+    ) -> None:
+        self.options = options or CheckOptions()
+        self.options.validate()
+        self.analyzers = tuple(analyzers) if analyzers is not None else default_analyzers()
+        self.clock = clock
+        self._store = _StoreRules()
+        self._canaries: dict[Hashable, tuple[Canary, CheckUnit]] = {}
+
+    def check(
+        self, target: CheckTarget, governance_resolver: GovernanceResolver | None = None
+    ) -> TargetResult:
+        """One target: resolved (only when the host read content from it), then analysed."""
+        if target.status != "checked":
+            return self._result(target, ScopeFile(target.file, target.status, target.reason))
+        clock = self.clock
+        before = clock()
+        governance = governance_resolver(target) if governance_resolver else ResolvedGovernance()
+        return self.analyse(target, governance, context_ms=(clock() - before) * 1000)
+
+    def analyse(
+        self, target: CheckTarget, governance: ResolvedGovernance, *, context_ms: float = 0.0
+    ) -> TargetResult:
+        """A target the host read, under the governance already resolved at its point."""
+        if target.status != "checked":
+            return self._result(target, ScopeFile(target.file, target.status, target.reason))
+        blocks = checked_blocks(target.blocks)
+        if target.scope_blocks is not None:
+            in_scope = sum(1 for block in blocks if block.ref_key in target.scope_blocks)
+        else:
+            in_scope = len(blocks)
+        warnings: dict[ConfigWarning, None] = {}
+        for warning in (
+            *governance.warnings,
+            *(governance.point.warnings if governance.point else ()),
+        ):
+            warnings.setdefault(warning, None)
+        unit = _unit(target, blocks, governance, self.options, self._store)
+        context = _context_record(target, governance, unit)
+        if not blocks:
+            return self._result(
+                target,
+                ScopeFile(target.file, "no_content", "no prose blocks to check"),
+                blocks=in_scope,
+                context=context,
+                warnings=tuple(warnings),
+                context_ms=context_ms,
+            )
+        clock = self.clock
+        runs: list[AnalyzerRun] = []
+        findings: list[Finding] = []
+        matching: dict[TermMatching, None] = {}
+        before_analyzers = clock()
+        for analyzer in self.analyzers:
+            run, found = _run_analyzer(analyzer, unit, target, self._canaries, clock)
+            runs.append(run)
+            findings.extend(found)
+            if analyzer.id in _DETERMINISTIC_WORDS and run.status in ("passed", "findings"):
+                matching.setdefault(_term_matching(unit), None)
+        analyzers_ms = (clock() - before_analyzers) * 1000
+        return self._result(
+            target,
+            ScopeFile(target.file, "checked"),
+            blocks=in_scope,
+            context=context,
+            runs=tuple(runs),
+            findings=tuple(findings),
+            warnings=tuple(warnings),
+            term_matching=tuple(matching),
+            context_ms=context_ms,
+            analyzers_ms=analyzers_ms,
+        )
+
+    @staticmethod
+    def _result(target: CheckTarget, scope_file: ScopeFile, **parts: Any) -> TargetResult:
+        return TargetResult(
+            file=target.file,
+            scope_file=scope_file,
+            format=target.format,
+            kind=target.kind,
+            context_path=target.context_path,
+            scoped=target.scope_blocks is not None,
+            extraction_ms=target.extraction_ms,
+            **parts,
+        )
+
+
 def run_check(
     targets: Sequence[CheckTarget],
     governance_resolver: GovernanceResolver | None = None,
@@ -165,62 +301,67 @@ def run_check(
     returns seconds (monotonic); ``label`` names a multi-file target
     (``docs/``); ``context`` fills ``evaluation.context``.
     """
-    options = options or CheckOptions()
-    options.validate()
+    checker = Checker(options, analyzers=analyzers, clock=clock)
     started = clock()
+    results = [checker.check(target, governance_resolver) for target in targets]
+    return build_report(
+        results,
+        checker.options,
+        started=started,
+        clock=clock,
+        analyzers=checker.analyzers,
+        label=label,
+        context=context,
+    )
+
+
+def build_report(
+    results: Sequence[TargetResult],
+    options: CheckOptions,
+    *,
+    started: float,
+    clock: Clock = time.perf_counter,
+    analyzers: Sequence[Analyzer] | None = None,
+    label: str = "",
+    context: Mapping[str, Any] | None = None,
+) -> Report:
+    """Merge the targets' results, in the order given, into the report: findings, verdict, scope.
+
+    ``started`` is the ``clock`` reading when checking began, after the targets
+    were read: ``timings.total_ms`` is the time since then plus the results'
+    extraction time. ``analyzers`` are those the results ran (default: every
+    one), in report order.
+    """
     analyzers = tuple(analyzers) if analyzers is not None else default_analyzers()
-    store = _StoreRules()
-    canaries: dict[Hashable, tuple[Canary, CheckUnit]] = {}
     findings: list[Finding] = []
     runs: list[AnalyzerRun] = []
     contexts: list[ContextRecord] = []
-    scope_files: list[ScopeFile] = []
     warnings: dict[ConfigWarning, None] = {}
     matching: dict[TermMatching, None] = {}
-    context_ms = analyzers_ms = 0.0
-    extraction_ms = sum(target.extraction_ms for target in targets)
     total_blocks = 0
-
-    for target in targets:
-        if target.status != "checked":
-            scope_files.append(ScopeFile(target.file, target.status, target.reason))
-            continue
-        blocks = checked_blocks(target.blocks)
-        if target.scope_blocks is not None:
-            total_blocks += sum(1 for block in blocks if block.ref_key in target.scope_blocks)
-        else:
-            total_blocks += len(blocks)
-        before = clock()
-        governance = governance_resolver(target) if governance_resolver else ResolvedGovernance()
-        context_ms += (clock() - before) * 1000
-        for warning in (
-            *governance.warnings,
-            *(governance.point.warnings if governance.point else ()),
-        ):
+    for result in results:
+        total_blocks += result.blocks
+        if result.context is not None:
+            contexts.append(result.context)
+        for warning in result.warnings:
             warnings.setdefault(warning, None)
-        unit = _unit(target, blocks, governance, options, store)
-        contexts.append(_context_record(target, governance, unit))
-        if not blocks:
-            scope_files.append(ScopeFile(target.file, "no_content", "no prose blocks to check"))
-            continue
-        scope_files.append(ScopeFile(target.file, "checked"))
-        before_analyzers = clock()
-        for analyzer in analyzers:
-            run, found = _run_analyzer(analyzer, unit, target, canaries, clock)
-            runs.append(run)
-            findings.extend(found)
-            if analyzer.id in _DETERMINISTIC_WORDS and run.status in ("passed", "findings"):
-                matching.setdefault(_term_matching(unit), None)
-        analyzers_ms += (clock() - before_analyzers) * 1000
+        runs.extend(result.runs)
+        findings.extend(result.findings)
+        for entry in result.term_matching:
+            matching.setdefault(entry, None)
+    scope_files = [result.scope_file for result in results]
+    context_ms = sum(result.context_ms for result in results)
+    analyzers_ms = sum(result.analyzers_ms for result in results)
+    extraction_ms = sum(result.extraction_ms for result in results)
 
     report_started = clock()
     ordered = sort_findings(findings)
     summary = summarize(ordered)
-    diff = bool(options.diff) or any(t.scope_blocks is not None for t in targets)
+    diff = bool(options.diff) or any(result.scoped for result in results)
     verdict, cause, not_run = decide(
         summary=summary, blocks=total_blocks, analyzers=runs, scope_files=scope_files, diff=diff
     )
-    report_target = _report_target(targets, label, total_blocks, diff)
+    report_target = _report_target(results, label, total_blocks, diff)
     evaluation = None
     if options.at or options.tool_version or context is not None:
         evaluation = Evaluation(
@@ -351,10 +492,10 @@ def _term_matching(unit: CheckUnit) -> TermMatching:
 
 
 def _report_target(
-    targets: Sequence[CheckTarget], label: str, blocks: int, diff: bool
+    results: Sequence[TargetResult], label: str, blocks: int, diff: bool
 ) -> ReportTarget:
-    if len(targets) == 1 and not label:
-        only = targets[0]
+    if len(results) == 1 and not label:
+        only = results[0]
         return ReportTarget(
             kind="diff" if diff else only.kind,
             file=only.file,
@@ -362,9 +503,9 @@ def _report_target(
             blocks=blocks,
             context_path=only.context_path,
         )
-    formats = {target.format for target in targets}
+    formats = {result.format for result in results}
     return ReportTarget(
-        kind="diff" if diff else (targets[0].kind if targets else "file"),
+        kind="diff" if diff else (results[0].kind if results else "file"),
         file=label,
         format=formats.pop() if len(formats) == 1 else "",
         blocks=blocks,
