@@ -498,3 +498,257 @@ def test_set_any_text_then_read_it_back(tree: Any, data: st.DataObject, new: str
     for part in target.split("."):
         node = node[part]
     assert node == new
+
+
+# --- inserting and deleting blocks -------------------------------------------------------------
+
+
+def without(document: Document, *ids: str) -> Document:
+    assert all(any(b.id == i for b in document.blocks) for i in ids), ids
+    return document.with_blocks(tuple(b for b in document.blocks if b.id not in ids))
+
+
+def added(document: Document, name: str, runs: Runs | str, **properties: str) -> Document:
+    source = (Text(runs),) if isinstance(runs, str) else runs
+    block = Block(id=f"new:{name}", source=source, name=name, properties=properties)
+    return document.with_blocks((*document.blocks, block))
+
+
+_SMALL_RAILS = (
+    b"# header\n"
+    b"en:\n"
+    b"  views:\n"
+    b"    home:\n"
+    b"      title: Welcome   # shown in the header\n"
+    b"      # about the body\n"
+    b"      body: |\n"
+    b"        Two\n"
+    b"        lines\n"
+    b"    items:\n"
+    b"      one: One item\n"
+    b"      other: '%{count} items'\n"
+    b"  last:\n"
+    b"    only: Alone\n"
+)
+
+
+def test_insert_after_a_sibling_in_the_files_style() -> None:
+    document = codec.read(_SMALL_RAILS)
+    out = codec.write(
+        added(document, "views.home.subtitle", "Hi: there", insert_after="views.home.title")
+    )
+    assert out == _SMALL_RAILS.replace(
+        b"# shown in the header\n", b"# shown in the header\n      subtitle: 'Hi: there'\n"
+    )
+    again = blocks_of(codec.read(out))
+    assert again["views.home.subtitle"].source == (Text("Hi: there"),)
+    assert again["views.home.title"].source == (Text("Welcome"),)
+
+
+def test_insert_before_a_sibling_and_at_the_end_of_its_mapping() -> None:
+    document = codec.read(_SMALL_RAILS)
+    document = added(document, "views.home.kicker", "yes", insert_before="views.home.body")
+    document = added(document, "views.home.footer", "Bye")
+    out = codec.write(document)
+    assert out == _SMALL_RAILS.replace(
+        b"      # about the body\n", b"      # about the body\n      kicker: 'yes'\n"
+    ).replace(b"        lines\n", b"        lines\n      footer: Bye\n")
+    again = blocks_of(codec.read(out))
+    assert flat(again["views.home.kicker"].source) == "yes"
+    assert [b.id for b in codec.read(out).blocks][:4] == [
+        "views.home.title",
+        "views.home.kicker",
+        "views.home.body",
+        "views.home.footer",
+    ]
+
+
+def test_insert_after_a_block_in_another_mapping_goes_to_the_end() -> None:
+    document = codec.read(_SMALL_RAILS)
+    out = codec.write(added(document, "views.home.x", "X", insert_after="last.only"))
+    assert out == _SMALL_RAILS.replace(b"        lines\n", b"        lines\n      x: X\n")
+
+
+def test_insert_creates_missing_parent_mappings_under_the_rails_root() -> None:
+    document = codec.read(_SMALL_RAILS)
+    document = added(document, "errors.form.required", "Required")
+    document = added(document, "errors.form.too_long", "Too long")
+    document = added(document, "views.account.title", "Account")
+    out = codec.write(document)
+    assert out == (
+        _SMALL_RAILS.replace(
+            b"      other: '%{count} items'\n",
+            b"      other: '%{count} items'\n    account:\n      title: Account\n",
+        )
+        + b"  errors:\n    form:\n      required: Required\n      too_long: Too long\n"
+    )
+    again = blocks_of(codec.read(out))
+    assert again["errors.form.too_long"].source == (Text("Too long"),)
+    assert safe_load(out)["en"]["errors"]["form"]["required"] == "Required"
+
+
+def test_insert_a_plural_and_a_placeholder() -> None:
+    document = codec.read(_SMALL_RAILS)
+    plural = Plural(pivot="count", forms={"other": (Text("many"),), "one": (Text("1"),)})
+    document = added(document, "views.files", (plural,))
+    ph = Ph(
+        id="1", type="code:placeholder", sub_type="ruby:interpolation", data="%{n}", equiv="%{n}"
+    )
+    document = added(document, "last.greeting", (Text("Hi "), ph))
+    out = codec.write(document)
+    assert out.endswith(
+        b"      other: '%{count} items'\n    files:\n      one: '1'\n      other: many\n"
+        b"  last:\n    only: Alone\n    greeting: Hi %{n}\n"
+    )
+    again = blocks_of(codec.read(out))
+    assert again["views.files"].source == (
+        Plural(pivot="count", forms={"one": (Text("1"),), "other": (Text("many"),)}),
+    )
+    assert again["last.greeting"].source == (Text("Hi "), ph)
+
+
+def test_insert_into_a_crlf_file_without_final_newline() -> None:
+    data = fixture("plain_crlf.yaml")
+    document = codec.read(data)
+    out = codec.write(added(document, "app.extra.deep", "new value"))
+    assert out == data + b"\r\n  extra:\r\n    deep: new value"
+    out = codec.write(added(document, "app.first", "A", insert_before="app.title"))
+    assert out == data.replace(b"app:\r\n", b"app:\r\n  first: A\r\n")
+    assert blocks_of(codec.read(out))["app.first"].source == (Text("A"),)
+
+
+def test_insert_escapes_like_the_file() -> None:
+    document = codec.read(fixture("rails_en.yml"))
+    out = codec.write(added(document, "messages.odd", "café\n#1"))
+    assert out.endswith(b'    format: "%<count>d left of %{total}"\n    odd: "caf\\u00e9\\n#1"\n')
+    assert blocks_of(codec.read(out))["messages.odd"].source == (Text("café\n#1"),)
+
+
+def test_delete_plain_block_scalar_and_plural() -> None:
+    document = codec.read(_SMALL_RAILS)
+    out = codec.write(without(document, "views.home.title"))
+    assert out == _SMALL_RAILS.replace(b"      title: Welcome   # shown in the header\n", b"")
+    out = codec.write(without(document, "views.home.body"))
+    assert out == _SMALL_RAILS.replace(
+        b"      body: |\n        Two\n        lines\n", b""
+    )  # the comment above it stays
+    out = codec.write(without(document, "views.items"))
+    assert out == _SMALL_RAILS.replace(
+        b"    items:\n      one: One item\n      other: '%{count} items'\n", b""
+    )
+    again = codec.read(out)
+    assert [b.id for b in again.blocks] == ["views.home.title", "views.home.body", "last.only"]
+
+
+def test_deleting_the_last_key_of_a_mapping_removes_the_mapping() -> None:
+    document = codec.read(_SMALL_RAILS)
+    out = codec.write(without(document, "last.only"))
+    assert out == _SMALL_RAILS.replace(b"  last:\n    only: Alone\n", b"")
+    out = codec.write(without(document, "views.home.title", "views.home.body"))
+    assert out == _SMALL_RAILS.replace(
+        b"    home:\n      title: Welcome   # shown in the header\n      # about the body\n"
+        b"      body: |\n        Two\n        lines\n",
+        b"",
+    )
+    assert codec.write(document.with_blocks(())) == b"# header\nen: {}\n"
+    plain = codec.read(b"a: x\nb:\n  c: y\n")
+    assert codec.write(plain.with_blocks(())) == b"{}\n"
+
+
+def test_delete_in_a_crlf_file_keeps_no_final_newline() -> None:
+    data = fixture("plain_crlf.yaml")
+    document = codec.read(data)
+    out = codec.write(without(document, "app.plural"))
+    assert out == data.replace(b"\r\n  plural:\r\n    one: one file\r\n    other: many files", b"")
+    out = codec.write(without(document, "app.note", "app.title"))
+    assert out == data.replace(b"  title: Hello\r\n", b"").replace(
+        b"  note: |\r\n    Two\r\n    lines\r\n", b""
+    )
+
+
+def test_delete_and_insert_in_one_write() -> None:
+    document = codec.read(_SMALL_RAILS)
+    document = without(document, "last.only")
+    document = added(document, "last.more", "More")
+    out = codec.write(document)
+    assert out == _SMALL_RAILS.replace(b"only: Alone", b"more: More")
+
+
+def test_insert_that_would_read_back_differently_is_refused() -> None:
+    # "other" beside "one" only would turn the mapping into a Rails plural
+    document = codec.read(b"en:\n  last:\n    one: One\n")
+    with pytest.raises(WriteRefused) as refused:
+        codec.write(added(document, "last.other", "Other"))
+    assert refused.value.capability == "insert_block"
+
+
+def test_structural_edits_that_cannot_be_written_safely_are_refused() -> None:
+    cases: list[tuple[bytes, Any, str]] = [
+        (b"a: {b: c}\n", lambda d: added(d, "a.d", "x"), "insert_block"),
+        (b"a: {b: c, d: e}\n", lambda d: without(d, "a.b"), "delete_block"),
+        (b"a: &x hi\nb: *x\n", lambda d: without(d, "a"), "delete_block"),
+        (b"a:\n  b: &m\n    c: y\n  d: *m\n", lambda d: without(d, "a.b.c"), "delete_block"),
+        (b"l: [a, b]\n", lambda d: without(d, "l[0]"), "delete_block"),
+        (b"l:\n- a: x\n  b: y\n", lambda d: without(d, "l[0].a"), "delete_block"),
+        (b"l:\n- a\n", lambda d: added(d, "l[1]", "x"), "insert_block"),
+        (b"a: x\n", lambda d: added(d, "a", "y"), "insert_block"),
+        (b"a: x\n", lambda d: added(d, "a.b", "y"), "insert_block"),
+        (b"a: x\n---\nb: y\n", lambda d: added(d, "c", "y"), "insert_block"),
+        (b"a: x\n", lambda d: added(d, "", "y"), "insert_block"),
+    ]
+    for data, change, capability in cases:
+        document = change(codec.read(data))
+        with pytest.raises(WriteRefused) as refused:
+            codec.write(document)
+        assert refused.value.capability == capability, data
+        assert refused.value.block, data
+
+
+def test_an_anchor_no_alias_uses_does_not_block_deleting() -> None:
+    document = codec.read(b"a: &x hi\nb: y\n")
+    assert codec.write(without(document, "a")) == b"b: y\n"
+
+
+_NEW_KEY_PATH = st.lists(_KEYS, min_size=1, max_size=3).map(".".join)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_TREES, _NEW_KEY_PATH, _NEW_TEXT, st.data(), st.booleans())
+def test_insert_any_key_path_then_read_it_back(
+    tree: Any, path: str, new: str, data: st.DataObject, crlf: bool
+) -> None:
+    document = codec.read(_dump(tree, "en", crlf))
+    names = {b.name for b in document.blocks}
+    # a path through an existing value, or onto an existing key, is refused: skip those
+    if any(path == n or path.startswith(n + ".") or n.startswith(path + ".") for n in names):
+        return
+    properties: dict[str, str] = {}
+    if document.blocks:
+        sibling = data.draw(st.sampled_from([b.id for b in document.blocks]))
+        properties[data.draw(st.sampled_from(["insert_after", "insert_before"]))] = sibling
+    try:
+        out = codec.write(added(document, path, new, **properties))
+    except WriteRefused as refused:
+        # only a path through a key that holds a non-string value (or a sequence) is refused
+        assert "holds a value" in refused.message or "sequence" in refused.message
+        return
+    again = codec.read(out)
+    by_name = {b.name: b for b in again.blocks}
+    assert flat(by_name[path].source) == new
+    again_ids = blocks_of(again)
+    for block in document.blocks:
+        assert again_ids[block.id].source == block.source
+    assert len(again.blocks) == len(document.blocks) + 1
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_TREES, st.data(), st.booleans())
+def test_delete_any_block_then_read_the_rest_back(
+    tree: Any, data: st.DataObject, crlf: bool
+) -> None:
+    document = codec.read(_dump(tree, data.draw(st.sampled_from([None, "en"])), crlf))
+    target = data.draw(st.sampled_from([b.id for b in document.blocks]))
+    out = codec.write(without(document, target))
+    again = blocks_of(codec.read(out))
+    assert target not in again
+    assert again == {b.id: b for b in document.blocks if b.id != target}

@@ -40,6 +40,28 @@ scalars, in the style they were written in when the new text fits it.
   block is ``|+`` with as many) falls back to double quotes. Multi-line plain or quoted scalars are re-emitted on
   one line.
 
+Adding and removing blocks (``insert_block`` / ``delete_block``). A new block
+(an id the skeleton does not know) is named by its key path (``views.home.title``,
+under the Rails locale key when the file has one). It is written as one
+``key: value`` line in the mapping's key column, after the block named by
+``properties["insert_after"]`` (or before ``properties["insert_before"]``, at
+its key line) when that block sits in the same mapping, else after the
+mapping's last entry; missing parent mappings are created, indented by the
+file's step (2 when it has none), a Plural as a map of CLDR forms. Keys and
+values are plain unless they need quotes (then the file's prevailing quote),
+newlines follow the file. A block missing from the document loses its whole
+entry: the key's line through the value's last line (all lines of a block
+scalar; a Rails plural's whole mapping; the trailing comment on those lines).
+Comment lines of their own are kept. A mapping left with no keys goes with its
+own key; an emptied root becomes ``{}``. A file without a final newline keeps
+none. Refused (``WriteRefused``): inserting into a flow mapping, a sequence,
+below a key that holds a value, onto an existing key, or into a file without
+one root mapping; deleting a sequence item (it would renumber its siblings), a
+key in a flow mapping or sharing its line (``- a: x``), or an entry holding an
+anchor an alias outside it refers to. The result is read back before it is
+returned; if any block would not read back as written (a new ``other`` key
+turning a mapping into a Rails plural), the write is refused.
+
 Limits (``kapi.core.format.Limits``): ``max_bytes`` of input, ``max_depth``
 nested collections, ``max_entries`` YAML nodes; past one the read fails with
 ``budget_exceeded``. Malformed YAML fails with ``invalid`` and its line/column.
@@ -138,6 +160,15 @@ class _YamlSkeleton:
     text: TextSkeleton
     scalars: Mapping[int, _Scalar] = field(factory=dict)
     forms: Mapping[int, _FormSlot] = field(factory=dict)
+    maps: tuple[_Map, ...] = ()
+    entries: Mapping[str, tuple[int, int]] = field(factory=dict)  # block id -> (map, entry)
+    block_ids: frozenset[str] = frozenset()
+    base: int = -1  # the mapping new names are relative to (the Rails locale's), -1: none
+    anchors: tuple[tuple[str, int], ...] = ()  # (anchor, offset) of every anchored node
+    aliases: tuple[tuple[str, int], ...] = ()  # (anchor, offset) of every alias
+    indent_unit: int = 2
+    path: str = ""
+    locale: str = ""
     newline: str = "\n"
     quote: str = '"'
     escape_non_ascii: bool = False
@@ -145,7 +176,7 @@ class _YamlSkeleton:
 
 
 class _Node:
-    __slots__ = ("event", "flow", "items", "kind", "pending")
+    __slots__ = ("end", "event", "flow", "items", "kind", "pending")
 
     def __init__(self, kind: str, event: Any) -> None:
         self.kind = kind  # map, seq, scalar, alias
@@ -153,6 +184,36 @@ class _Node:
         self.items: list[Any] = []
         self.pending: _Node | None = None
         self.flow = bool(getattr(event, "flow_style", False))
+        self.end = int(event.end_mark.index)  # collections: set by their end event
+
+
+class _Entry:
+    """One ``key: value`` of a mapping: its whole lines and what its value is."""
+
+    __slots__ = ("block_id", "child", "end", "key", "own_line", "start")
+
+    def __init__(self, key: str, start: int, own_line: bool) -> None:
+        self.key = key
+        self.start = start  # start of the key's line
+        self.end = start  # end of the value's last line, line break included
+        self.own_line = own_line  # nothing but indentation before the key on its line
+        self.block_id = ""  # the block the value is (a string or a Rails plural)
+        self.child = -1  # index of the mapping the value is, if a mapping
+
+
+class _Map:
+    """A mapping of the file, as far as inserting and deleting entries needs it."""
+
+    __slots__ = ("column", "depth", "entries", "fill", "fill_at", "flow", "parent")
+
+    def __init__(self, flow: bool, column: int, depth: int) -> None:
+        self.flow = flow
+        self.column = column  # column of its keys
+        self.depth = depth
+        self.entries: list[_Entry] = []
+        self.parent: tuple[int, int] | None = None  # (mapping, entry) whose value it is
+        self.fill = ""  # a root mapping: what an emptied one becomes (" {}" or "{}\n")
+        self.fill_at = 0
 
 
 class YamlFormat:
@@ -168,13 +229,24 @@ class YamlFormat:
         documents = _parse(text, path, self.limits)
         reader = _Reader(text, path)
         root_locale = ""
+        base = -1
         for document in documents:
             root = document
             found = _root_locale(document, path, locale) if len(documents) == 1 else ""
+            first_map = len(reader.maps)
             if found:
                 root_locale = found
                 root = document.items[0][1]
             reader.walk(root, [], flow=False)
+            if root.kind == "map" and first_map < len(reader.maps):
+                top = reader.maps[first_map]
+                if found:
+                    colon = text.index(":", document.items[0][0].event.end_mark.index)
+                    top.fill, top.fill_at = " {}", colon + 1
+                elif top.entries:
+                    top.fill, top.fill_at = "{}" + reader.newline, top.entries[0].start
+                if len(documents) == 1:
+                    base = first_map
         doc_locale = root_locale or canonical_or_error(locale, path) or "en"
         blocks = tuple(
             Block(id=b.id, source=b.source, name=b.name, locale=doc_locale) for b in reader.blocks
@@ -183,7 +255,16 @@ class YamlFormat:
             text=TextSkeleton(text=text, encoding=encoding, bom=bom, spans=tuple(reader.spans)),
             scalars=reader.scalars,
             forms=reader.forms,
-            newline="\r\n" if "\r\n" in text else "\n",
+            maps=tuple(reader.maps),
+            entries=reader.entries,
+            block_ids=frozenset(b.id for b in blocks),
+            base=base,
+            anchors=tuple(reader.anchors),
+            aliases=tuple(reader.aliases),
+            indent_unit=reader.indent_unit or 2,
+            path=path,
+            locale=locale,
+            newline=reader.newline,
             quote=reader.preferred_quote(),
             escape_non_ascii=reader.escapes_non_ascii and text.isascii(),
             upper_hex=_upper_hex(text),
@@ -195,7 +276,12 @@ class YamlFormat:
         if not isinstance(skeleton, _YamlSkeleton):
             return _generate(document)
         refuse_targets(document, "a YAML file", "its own file")
-        return skeleton.text.render(document, lambda b, s, r: _render_span(skeleton, b, s, r))
+        present = {block.id for block in document.blocks}
+        if skeleton.block_ids <= present and all(
+            block.id in skeleton.block_ids for block in document.blocks
+        ):
+            return skeleton.text.render(document, lambda b, s, r: _render_span(skeleton, b, s, r))
+        return _Restructure(skeleton, document, self.limits).write()
 
 
 # ---------------------------------------------------------------------------
@@ -246,7 +332,7 @@ def _parse(text: str, path: str, limits: Limits) -> list[_Node]:
                             code="budget_exceeded",
                         )
             elif kind in ("MappingEndEvent", "SequenceEndEvent"):
-                stack.pop()
+                stack.pop().end = event.end_mark.index
     except FormatError:
         raise
     except MarkedYAMLError as err:
@@ -349,25 +435,96 @@ class _Reader:
         self.ids: set[str] = set()
         self.quotes = {"'": 0, '"': 0}
         self.escapes_non_ascii = False
+        self.maps: list[_Map] = []
+        self.entries: dict[str, tuple[int, int]] = {}
+        self.anchors: list[tuple[str, int]] = []
+        self.aliases: list[tuple[str, int]] = []
+        self.located: dict[int, _Scalar] = {}  # id(node) -> where a string scalar sits
+        self.indent_unit = 0
+        self.newline = "\r\n" if "\r\n" in text else "\n"
 
-    def walk(self, node: _Node, path: list[str], *, flow: bool) -> None:
+    def note_anchor(self, node: _Node) -> None:
+        anchor = getattr(node.event, "anchor", None)
+        if anchor:
+            (self.aliases if node.kind == "alias" else self.anchors).append(
+                (str(anchor), node.event.start_mark.index)
+            )
+
+    def walk(self, node: _Node, path: list[str], *, flow: bool, depth: int = 0) -> None:
         flow = flow or node.flow
+        self.note_anchor(node)
         if node.kind == "map":
+            first = node.items[0][0].event.start_mark.index if node.items else node.end
+            mapping = _Map(flow, _position(self.text, first)[1] - 1, depth)
+            here = len(self.maps)
+            self.maps.append(mapping)
             for key, value in node.items:
                 child = [*path, _key_text(key)]
+                key_start = key.event.start_mark.index
+                line_start = self.text.rfind("\n", 0, key_start) + 1
+                entry = _Entry(
+                    _key_text(key),
+                    line_start,
+                    not self.text[line_start:key_start].strip(" ") and key.kind == "scalar",
+                )
+                mapping.entries.append(entry)
+                blocks_before = len(self.blocks)
+                maps_before = len(self.maps)
                 if value.kind == "map" and self._plural(value, child, flow=flow or value.flow):
-                    continue
-                self.walk(value, child, flow=flow)
+                    self.note_anchor(value)
+                    for pair in value.items:
+                        self.note_anchor(pair[0])
+                        self.note_anchor(pair[1])
+                else:
+                    self.walk(value, child, flow=flow, depth=depth + 1)
+                if value.kind == "map" and maps_before < len(self.maps):
+                    entry.child = maps_before
+                    inner = self.maps[maps_before]
+                    inner.parent = (here, len(mapping.entries) - 1)
+                    if not self.indent_unit and not inner.flow and inner.column > mapping.column:
+                        self.indent_unit = inner.column - mapping.column
+                elif value.kind in ("map", "scalar") and len(self.blocks) == blocks_before + 1:
+                    entry.block_id = self.blocks[-1].id
+                    self.entries[entry.block_id] = (here, len(mapping.entries) - 1)
+                if (
+                    value.kind == "scalar"
+                    and value.event.start_mark.index == value.end
+                    and (value.event.style is None and not value.event.value)
+                ):
+                    end = _line_end(self.text, key.event.end_mark.index, with_break=True)
+                else:
+                    end = self._end(value)
+                entry.end = end
         elif node.kind == "seq":
             for index, item in enumerate(node.items):
-                self.walk(item, [*path, f"[{index}]"], flow=flow)
+                self.walk(item, [*path, f"[{index}]"], flow=flow, depth=depth + 1)
         elif node.kind == "scalar" and _is_string(node.event):
             scalar = self._locate(node.event, flow)
+            self.located[id(node)] = scalar
             runs = _parse_runs(node.event.value)
             block_id = self._new_id(_join(path))
             self.blocks.append(Block(id=block_id, source=runs, name=_join(path)))
             self.spans.append(Span(block_id, scalar.start, scalar.end, runs))
             self.scalars[scalar.start] = scalar
+
+    def _end(self, node: _Node) -> int:
+        """Where the lines of a value end: past the line break of its last line."""
+        text = self.text
+        if node.kind in ("map", "seq") and not node.flow and node.items:
+            last = node.items[-1]
+            return self._end(last[1] if node.kind == "map" else last)
+        end = node.end
+        scalar = self.located.get(id(node))
+        if scalar is not None and scalar.style in ("literal", "folded"):
+            if "+" not in scalar.header:
+                end = scalar.end
+            elif end > 0 and text[end - 1] == "\n":
+                return end
+        elif node.kind == "scalar" and node.event.style in ("|", ">"):
+            end = node.event.end_mark.index
+            if end > 0 and text[end - 1] == "\n":
+                return int(end)
+        return _line_end(text, end, with_break=True)
 
     def _plural(self, node: _Node, path: list[str], *, flow: bool) -> bool:
         forms: list[tuple[str, _Node, _Node]] = []
@@ -381,6 +538,8 @@ class _Reader:
         if "other" not in names or len(set(names)) != len(names):
             return False
         located = [(form, key, self._locate(value.event, flow)) for form, key, value in forms]
+        for (_, _, value), (_, _, scalar) in zip(forms, located, strict=True):
+            self.located[id(value)] = scalar
         aligned = all(self._aligned(key, scalar) for _, key, scalar in located)
         plural_forms = {form: _parse_runs(value.event.value) for form, _, value in forms}
         runs: Runs = (
@@ -774,6 +933,395 @@ def _render_block(skeleton: _YamlSkeleton, scalar: _Scalar, value: str) -> str |
     pad = " " * scalar.indent
     content = skeleton.newline.join(pad + line if line else "" for line in lines)
     return header + scalar.header_rest + skeleton.newline + content
+
+
+# ---------------------------------------------------------------------------
+# adding and removing blocks
+
+
+class _NewNode:
+    """A key the writer adds: a value (rendered) or, when ``value`` is None, a new mapping."""
+
+    __slots__ = ("children", "key", "value")
+
+    def __init__(self, key: str, value: str | None) -> None:
+        self.key = key
+        self.value = value
+        self.children: list[_NewNode] = []
+
+
+class _Restructure:
+    """Writes a document that gained or lost blocks: whole ``key: value`` lines in and out."""
+
+    def __init__(self, skeleton: _YamlSkeleton, document: Document, limits: Limits) -> None:
+        self.skeleton = skeleton
+        self.document = document
+        self.limits = limits
+        self.text = skeleton.text.text
+        self.maps = skeleton.maps
+        self.deleted: set[tuple[int, int]] = set()
+        # (point, mapping) -> the new entries written there, in order
+        self.buckets: dict[tuple[int, int], list[_NewNode]] = {}
+        self.fresh: dict[int, dict[str, _NewNode]] = {}  # mapping -> its new top-level keys
+        self.placed: dict[str, tuple[list[_NewNode], _NewNode, tuple[int, int] | None]] = {}
+        self.emptied: set[int] = set()
+        self.fills: list[int] = []
+        self.labels: dict[tuple[int, int], str] = {}  # a cascaded entry -> a block it removes
+
+    def write(self) -> bytes:
+        skeleton = self.skeleton
+        present = {block.id for block in self.document.blocks}
+        order = dict.fromkeys(span.block_id for span in skeleton.text.spans)
+        for block_id in order:
+            if block_id not in present:
+                self.delete(block_id)
+        new = [block for block in self.document.blocks if block.id not in skeleton.block_ids]
+        for block in new:
+            self.insert(block)
+        self.cascade()
+        self.check_anchors()
+        data = self.render()
+        self.verify(data, "insert_block" if new else "delete_block")
+        return data
+
+    # deleting
+
+    def delete(self, block_id: str) -> None:
+        where = self.skeleton.entries.get(block_id)
+        if where is None:
+            raise WriteRefused(
+                f"block {block_id!r} is not the value of a mapping key (a sequence item or the "
+                "file's only value); removing it would renumber or break its neighbours",
+                capability="delete_block",
+                block=block_id,
+            )
+        self.refuse_unsafe_delete(where, block_id)
+        self.deleted.add(where)
+
+    def refuse_unsafe_delete(self, where: tuple[int, int], block_id: str) -> None:
+        mapping = self.maps[where[0]]
+        entry = mapping.entries[where[1]]
+        if mapping.flow:
+            raise WriteRefused(
+                f"block {block_id!r}: its key {entry.key!r} sits in a flow mapping "
+                "({a: b}); keys are removed only from block mappings",
+                capability="delete_block",
+                block=block_id,
+            )
+        if not entry.own_line:
+            raise WriteRefused(
+                f"block {block_id!r}: its key {entry.key!r} shares its line with other "
+                "content (a sequence dash or an explicit '?' key); it cannot be removed alone",
+                capability="delete_block",
+                block=block_id,
+            )
+
+    def cascade(self) -> None:
+        """A mapping that lost every key (and gained none) goes too, with its own key."""
+        targets = {where[1] for where in self.buckets}
+        changed = True
+        while changed:
+            changed = False
+            for index, mapping in enumerate(self.maps):
+                if index in self.emptied or index in targets or not mapping.entries:
+                    continue
+                if any((index, e) not in self.deleted for e in range(len(mapping.entries))):
+                    continue
+                self.emptied.add(index)
+                witness = next(
+                    (e.block_id for e in mapping.entries if e.block_id), mapping.entries[0].key
+                )
+                if mapping.parent is not None:
+                    witness = next(
+                        (
+                            self.labels[(index, e)]
+                            for e in range(len(mapping.entries))
+                            if (index, e) in self.labels
+                        ),
+                        witness,
+                    )
+                    self.refuse_unsafe_delete(mapping.parent, witness)
+                    self.deleted.add(mapping.parent)
+                    self.labels[mapping.parent] = witness
+                    changed = True
+                elif mapping.fill:
+                    self.fills.append(index)
+                else:
+                    raise WriteRefused(
+                        f"block {witness!r}: removing every key of a sequence item's mapping "
+                        "would leave an empty item",
+                        capability="delete_block",
+                        block=witness,
+                    )
+
+    def regions(self) -> list[tuple[int, int, str]]:
+        """The deleted entries' line ranges, outermost only, with the block each removes."""
+        found = sorted(
+            (
+                (entry.start, entry.end, entry.block_id or self.labels.get((m, e), entry.key))
+                for m, e in self.deleted
+                for entry in (self.maps[m].entries[e],)
+            ),
+            key=lambda r: (r[0], -r[1]),
+        )
+        out: list[tuple[int, int, str]] = []
+        for region in found:
+            if out and region[1] <= out[-1][1]:
+                continue
+            out.append(region)
+        return out
+
+    def check_anchors(self) -> None:
+        regions = self.regions()
+
+        def inside(offset: int) -> tuple[int, int, str] | None:
+            for region in regions:
+                if region[0] <= offset < region[1]:
+                    return region
+            return None
+
+        gone: dict[str, str] = {}
+        for anchor, offset in self.skeleton.anchors:
+            region = inside(offset)
+            if region is not None:
+                gone[anchor] = region[2]
+        for anchor, offset in self.skeleton.aliases:
+            if anchor in gone and inside(offset) is None:
+                line, _ = _position(self.text, offset)
+                raise WriteRefused(
+                    f"block {gone[anchor]!r}: removing it removes the anchor &{anchor}, "
+                    f"which the alias *{anchor} on line {line} still refers to",
+                    capability="delete_block",
+                    block=gone[anchor],
+                )
+
+    # inserting
+
+    def refuse_insert(self, block: Block, why: str) -> WriteRefused:
+        return WriteRefused(
+            f"block {block.id!r} ({block.name or 'no name'}): cannot insert it: {why}",
+            capability="insert_block",
+            block=block.id,
+        )
+
+    def insert(self, block: Block) -> None:
+        skeleton = self.skeleton
+        if not block.name:
+            raise self.refuse_insert(block, "a new YAML value needs a name (its key path)")
+        if skeleton.base < 0:
+            raise self.refuse_insert(block, "the file has no single root mapping to add keys to")
+        index, rest = skeleton.base, block.name
+        while True:
+            mapping = self.maps[index]
+            match: _Entry | None = None
+            for e, entry in enumerate(mapping.entries):
+                key = entry.key
+                if (index, e) in self.deleted or not (
+                    rest == key or rest.startswith((key + ".", key + "["))
+                ):
+                    continue
+                if match is None or len(key) > len(match.key):
+                    match = entry
+            if match is None:
+                break
+            if rest == match.key:
+                raise self.refuse_insert(block, f"the key {match.key!r} already exists")
+            if rest[len(match.key)] == "[":
+                raise self.refuse_insert(
+                    block, f"{match.key!r} is a sequence; values are not added to sequences"
+                )
+            if match.child < 0:
+                raise self.refuse_insert(block, f"{match.key!r} holds a value, not a mapping")
+            index, rest = match.child, rest[len(match.key) + 1 :]
+        keys = rest.split(".")
+        if any(not key or "[" in key or "]" in key for key in keys):
+            raise self.refuse_insert(block, f"{rest!r} is not a path of mapping keys")
+        if self.maps[index].flow:
+            raise self.refuse_insert(
+                block, "the mapping it goes into is a flow mapping ({a: b}); it cannot take lines"
+            )
+        leaf = _NewNode(keys[-1], None)
+        self.fill_value(block, leaf)
+        top = leaf
+        for key in reversed(keys[:-1]):
+            group = _NewNode(key, None)
+            group.children.append(top)
+            top = group
+        fresh = self.fresh.setdefault(index, {})
+        existing = fresh.get(keys[0])
+        if existing is None:
+            point, position = self.anchor(block, index)
+            bucket = self.buckets.setdefault((point, index), [])
+            bucket.insert(len(bucket) if position is None else position, top)
+            fresh[keys[0]] = top
+            holder, where = bucket, (point, index)
+        else:
+            # Under a key another new block already added: join it there.
+            node, depth = existing, 0
+            while True:
+                if node.value is not None or depth == len(keys) - 1:
+                    raise self.refuse_insert(
+                        block, f"{'.'.join(keys[: depth + 1])!r} is already added by another block"
+                    )
+                depth += 1
+                child = next((c for c in node.children if c.key == keys[depth]), None)
+                if child is None:
+                    break
+                node = child
+            top = leaf
+            for key in reversed(keys[depth:-1]):
+                group = _NewNode(key, None)
+                group.children.append(top)
+                top = group
+            holder, where = node.children, None
+            position = self.new_position(block, holder)
+            holder.insert(len(holder) if position is None else position, top)
+        self.placed[block.id] = self.placed[block.name] = (holder, top, where)
+
+    def fill_value(self, block: Block, leaf: _NewNode) -> None:
+        like = _Scalar(style="plain", start=0, end=0)
+        runs = block.source
+        if len(runs) == 1 and isinstance(runs[0], Plural):
+            forms = runs[0].forms
+            if "other" not in forms or any(form not in _CLDR_FORMS for form in forms):
+                raise self.refuse_insert(
+                    block, "a Rails plural needs the form 'other' and CLDR form names only"
+                )
+            for form in _CLDR_FORMS:
+                if form in forms:
+                    value = _render_scalar(self.skeleton, like, _runs_text(block, forms[form]))
+                    leaf.children.append(_NewNode(form, value))
+            return
+        leaf.value = _render_scalar(self.skeleton, like, _runs_text(block, runs))
+
+    def new_position(self, block: Block, holder: list[_NewNode]) -> int | None:
+        for prop, before in (("insert_after", False), ("insert_before", True)):
+            reference = block.properties.get(prop)
+            placed = self.placed.get(reference) if reference else None
+            if placed is not None and placed[0] is holder:
+                position = holder.index(placed[1])
+                return position if before else position + 1
+        return None
+
+    def anchor(self, block: Block, index: int) -> tuple[int, int | None]:
+        """Where in the text a new key of mapping ``index`` goes, and where among new ones."""
+        mapping = self.maps[index]
+        for prop, before in (("insert_after", False), ("insert_before", True)):
+            reference = block.properties.get(prop)
+            if not reference:
+                continue
+            placed = self.placed.get(reference)
+            if placed is not None and placed[2] is not None and placed[2][1] == index:
+                position = placed[0].index(placed[1])
+                return placed[2][0], position if before else position + 1
+            where = self.skeleton.entries.get(self.block_id(reference))
+            if where is None or where[0] != index:
+                continue
+            entry = mapping.entries[where[1]]
+            if not before:
+                return entry.end, None
+            if entry.own_line:
+                return entry.start, None
+        return mapping.entries[-1].end, None
+
+    def block_id(self, reference: str) -> str:
+        if reference in self.skeleton.entries:
+            return reference
+        for block in self.document.blocks:
+            if block.name == reference and block.id in self.skeleton.entries:
+                return block.id
+        return reference
+
+    def new_lines(self, nodes: list[_NewNode], column: int) -> str:
+        skeleton = self.skeleton
+        like = _Scalar(style="plain", start=0, end=0)
+        out: list[str] = []
+        for node in nodes:
+            key = _render_scalar(skeleton, like, node.key)
+            if node.value is not None:
+                out.append(" " * column + key + ": " + node.value + skeleton.newline)
+            else:
+                out.append(" " * column + key + ":" + skeleton.newline)
+                out.append(self.new_lines(node.children, column + skeleton.indent_unit))
+        return "".join(out)
+
+    # the output
+
+    def render(self) -> bytes:
+        skeleton = self.skeleton
+        text = self.text
+        by_id = {block.id: block for block in self.document.blocks}
+        # (start, end, order, replacement, inline)
+        edits: list[tuple[int, int, int, str, bool]] = []
+        for span in skeleton.text.spans:
+            block = by_id.get(span.block_id)
+            if block is None or span.edition or block.source == span.runs:
+                continue
+            edits.append(
+                (span.start, span.end, 0, _render_span(skeleton, block, span, block.source), True)
+            )
+        for start, end, _ in self.regions():
+            edits.append((start, end, 0, "", True))
+        for (point, index), nodes in self.buckets.items():
+            mapping = self.maps[index]
+            edits.append(
+                (point, point, -mapping.depth, self.new_lines(nodes, mapping.column), False)
+            )
+        for index in self.fills:
+            mapping = self.maps[index]
+            edits.append((mapping.fill_at, mapping.fill_at, 1, mapping.fill, mapping.fill == " {}"))
+        edits.sort(key=lambda edit: edit[:3])
+        out: list[str] = []
+        cursor = 0
+        last = ""  # the last character written so far
+        for start, end, _, replacement, inline in edits:
+            if start < cursor:
+                continue
+            out.append(text[cursor:start])
+            last = text[start - 1] if start > cursor else last
+            if not inline and last not in ("", "\n"):
+                replacement = skeleton.newline + replacement
+            out.append(replacement)
+            last = replacement[-1:] or last
+            cursor = end
+        out.append(text[cursor:])
+        body = "".join(out)
+        if text and not text.endswith("\n") and body.endswith("\n"):
+            body = body[: -len(skeleton.newline) if body.endswith(skeleton.newline) else -1]
+        return skeleton.text.bom + body.encode(skeleton.text.encoding)
+
+    def verify(self, data: bytes, capability: str) -> None:
+        """The written file must read back as the document: a safety net, never expected to fire."""
+        skeleton = self.skeleton
+        try:
+            again = YamlFormat(self.limits).read(data, path=skeleton.path, locale=skeleton.locale)
+        except FormatError as err:
+            raise WriteRefused(
+                f"adding or removing blocks would make the file unreadable: {err}",
+                capability=capability,
+            ) from None
+        by_id = {block.id: block for block in again.blocks}
+        by_name: dict[str, Block] = {}
+        for block in again.blocks:
+            by_name.setdefault(block.name, block)
+        for block in self.document.blocks:
+            found = by_id.get(block.id) if block.id in skeleton.block_ids else None
+            if found is None and block.id not in skeleton.block_ids:
+                found = by_name.get(block.name)
+            if found is None or _texts(found) != _texts(block):
+                raise WriteRefused(
+                    f"block {block.id!r} would not read back as written after adding or "
+                    "removing blocks",
+                    capability=capability,
+                    block=block.id,
+                )
+
+
+def _texts(block: Block) -> object:
+    runs = block.source
+    if len(runs) == 1 and isinstance(runs[0], Plural):
+        return {form: _runs_text(block, branch) for form, branch in runs[0].forms.items()}
+    return _runs_text(block, runs)
 
 
 # ---------------------------------------------------------------------------
