@@ -786,3 +786,24 @@ def test_inserting_any_key_path_creates_that_path(keys: list[str], text: str) ->
         return
     assert json.loads(out) == expected
     assert by_name(JSON.read(out))[name].source == runs
+
+
+def test_new_values_under_one_new_parent_share_one_object():
+    from kapi.core.model import Block, Text
+
+    codec = JsonFormat()
+    document = codec.read(b'{\n  "a": {\n    "b": "B"\n  }\n}\n', path="en.json", locale="en")
+    new = tuple(
+        Block(id=f"n{i}", name=name, source=(Text(text),), locale="en")
+        for i, (name, text) in enumerate(
+            [("a.new.x", "X"), ("a.new.y", "Y"), ("a.new.deep.z", "Z")]
+        )
+    )
+    written = codec.write(document.with_blocks((*document.blocks, *new)))
+    assert written == (
+        b'{\n  "a": {\n    "b": "B",\n    "new": {\n      "x": "X",\n      "y": "Y",\n'
+        b'      "deep": {\n        "z": "Z"\n      }\n    }\n  }\n}\n'
+    )
+    compact = codec.read(b'{"a":{"b":"B"}}', path="en.json", locale="en")
+    out = codec.write(compact.with_blocks((*compact.blocks, *new[:2])))
+    assert out == b'{"a":{"b":"B","new":{"x":"X","y":"Y"}}}'

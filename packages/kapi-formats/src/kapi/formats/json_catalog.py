@@ -509,13 +509,33 @@ def _style(stats: ScanStats) -> EscapeStyle:
 
 
 class _NewItem:
-    """A member or array item the writer adds: key path below the container, value text."""
+    """A member or array item the writer adds: key path below the container, value text.
 
-    __slots__ = ("keys", "value")
+    A new object that several new values share (``a.new.x`` and ``a.new.y``)
+    is one item whose ``children`` are its members, so its key is written once.
+    """
+
+    __slots__ = ("children", "keys", "value")
 
     def __init__(self, keys: tuple[str, ...], value: str) -> None:
         self.keys = keys
         self.value = value
+        self.children: list[_NewItem] | None = None
+
+    def add(self, keys: tuple[str, ...], value: str) -> _NewItem:
+        """Place a value below this new object; returns the item that holds it."""
+        assert self.children is not None
+        if len(keys) > 1:
+            for child in self.children:
+                if child.children is not None and child.keys == keys[:1]:
+                    return child.add(keys[1:], value)
+            group = _NewItem(keys[:1], "")
+            group.children = []
+            self.children.append(group)
+            return group.add(keys[1:], value)
+        item = _NewItem(keys, value)
+        self.children.append(item)
+        return item
 
 
 class _ContainerEdit:
@@ -767,7 +787,18 @@ class _Writer:
                     block=block.id,
                 )
         else:
-            items = [_NewItem(keys, self.quoted(block, source))]
+            value = self.quoted(block, source)
+            if len(keys) > 1:
+                group = self.new_object(container, keys[0])
+                if group is not None:
+                    group.add(keys[1:], value)  # members of a new object go in order
+                    return
+                group = _NewItem(keys[:1], "")
+                group.children = []
+                group.add(keys[1:], value)
+                items = [group]
+            else:
+                items = [_NewItem(keys, value)]
         edit = self.container(container)
         after, position = self.anchor(block, edit)
         bucket = edit.inserts.setdefault(after, [])
@@ -777,6 +808,17 @@ class _Writer:
             bucket.insert(position + offset, item)
         self.new_items[name] = (edit, after, items[-1])
         self.new_items[block.id] = (edit, after, items[-1])
+
+    def new_object(self, container: JsonContainer, key: str) -> _NewItem | None:
+        """A new object this write already adds to ``container`` under ``key``."""
+        edit = self.containers.get(id(container))
+        if edit is None:
+            return None
+        for bucket in edit.inserts.values():
+            for item in bucket:
+                if item.children is not None and item.keys == (key,):
+                    return item
+        return None
 
     def sibling_plural(self, block: Block) -> bool:
         """Whether a new block is written as i18next plural siblings (the file uses them)."""
@@ -866,14 +908,20 @@ class _Writer:
 
     # the rendering
 
-    def render(self, start: int, end: int) -> str:
+    def render(self, start: int, end: int, inside: Producer | None = None) -> str:
+        """The text from ``start`` to ``end`` with the edits inside it applied.
+
+        ``inside`` is the producer of the container being rendered: in a compact
+        file a member's span can equal its container's interior, whose own edit
+        must not be applied again inside it.
+        """
         out: list[str] = []
         cursor = start
         index = bisect_left(self.starts, start)
         while index < len(self.edits) and self.edits[index][0] < end:
             edit_start, edit_end, replacement = self.edits[index]
             index += 1
-            if edit_start < cursor or edit_end > end:
+            if edit_start < cursor or edit_end > end or replacement is inside:
                 continue
             out.append(self.text[cursor:edit_start])
             out.append(replacement if isinstance(replacement, str) else replacement())
@@ -882,9 +930,10 @@ class _Writer:
         return "".join(out)
 
     def producer(self, edit: _ContainerEdit) -> Producer:
-        return lambda: self.interior(edit)
+        produce: Producer = lambda: self.interior(edit, produce)  # noqa: E731
+        return produce
 
-    def interior(self, edit: _ContainerEdit) -> str:
+    def interior(self, edit: _ContainerEdit, own: Producer | None = None) -> str:
         text = self.text
         node = edit.node
         items = entries(node)
@@ -927,12 +976,27 @@ class _Writer:
                 else:
                     parts.append(separator)
             if isinstance(entry, int):
-                parts.append(self.render(items[entry].start, items[entry].end))
+                parts.append(self.render(items[entry].start, items[entry].end, own))
             else:
-                parts.append(self.item_text(entry.keys, entry.value, indent))
+                parts.append(self.new_text(entry, indent))
             previous = entry
         parts.append(trail)
         return "".join(parts)
+
+    def new_text(self, item: _NewItem, indent: str) -> str:
+        """A new member: a value, or a new object with its members (written once)."""
+        if item.children is None:
+            return self.item_text(item.keys, item.value, indent)
+        skeleton = self.skeleton
+        key = '"' + escape_json(item.keys[0], skeleton.style, skeleton.style.slash) + '"'
+        key += skeleton.key_separator
+        if not skeleton.pretty:
+            return key + "{" + ",".join(self.new_text(c, indent) for c in item.children) + "}"
+        inner = indent + skeleton.indent_unit
+        members = ("," + skeleton.newline + inner).join(
+            self.new_text(c, inner) for c in item.children
+        )
+        return key + "{" + skeleton.newline + inner + members + skeleton.newline + indent + "}"
 
     def item_text(self, keys: tuple[str, ...], value: str, indent: str) -> str:
         if not keys:
