@@ -347,3 +347,15 @@ def test_a_bad_channel_binding_names_its_line_when_checked(shop):
     result = shop("check", "docs/guide.md")
     assert result.exit_code == 2
     assert "kapi.yaml:14: collections[1].channel:" in result.stderr
+
+
+def test_a_path_no_template_could_name_is_never_searched_for(shop, monkeypatch):
+    project = load_project(shop.root / "kapi.yaml")
+    assert project.could_be_translation("locales/fr.json")
+    assert not project.could_be_translation("docs/guide.md")
+
+    def no_walk(*args, **kwargs):
+        raise AssertionError("walked the tree")
+
+    monkeypatch.setattr(type(project), "source_files", no_walk)
+    assert project.source_of("docs/guide.md") is None

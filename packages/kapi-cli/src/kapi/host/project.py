@@ -183,8 +183,21 @@ class Project:
         _, targets = self.languages_of(collection)
         return {lang: target_path(item, relpath, lang) for lang in targets}
 
+    def could_be_translation(self, relpath: str) -> bool:
+        """Whether some item's target template could name ``relpath`` (no tree walk)."""
+        for collection in self.collections:
+            for item in collection.items:
+                if item.target and glob_match(_template_glob(item.target), relpath):
+                    return True
+        return False
+
     def source_of(self, relpath: str) -> tuple[str, str] | None:
-        """For a translation's own file: ``(source path, language)``; None for any other file."""
+        """For a translation's own file: ``(source path, language)``; None for any other file.
+
+        Only a path some target template could name costs a walk of the tree.
+        """
+        if not self.could_be_translation(relpath):
+            return None
         for source in self.source_files():
             for lang, path in self.translation_paths(source).items():
                 if path == relpath:
@@ -218,6 +231,20 @@ def _walk(root: Path) -> Iterator[str]:
             if name.startswith(".") or name.startswith(("~$", "._")):
                 continue
             yield (Path(current) / name).relative_to(root).as_posix()
+
+
+def _template_glob(template: str) -> str:
+    """A target template as a glob: every token matches anything, a mirrored folder anything below."""
+    glob = re.sub(r"\{[a-z]+\}", "*", template.replace("*", "{name}"))
+    last = template.rstrip("/").split("/")[-1] if template else ""
+    names_file = any(token in last for token in _FILE_TOKENS) or "." in last.replace("{lang}", "")
+    if not template or template.endswith("/") or not names_file:
+        glob = glob.rstrip("/") + ("/**" if glob else "**")
+    return (
+        glob.replace("*/", "**/")
+        if "{relpath}" in template or "{path}" in template or "{dir}" in template
+        else glob
+    )
 
 
 _FILE_TOKENS = ("{relpath}", "{path}", "{filename}", "{name}", "{basename}", "{ext}")
