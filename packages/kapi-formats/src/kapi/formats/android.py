@@ -41,9 +41,9 @@ from html import escape as html_escape
 
 from attrs import define, evolve, field, frozen
 
-from kapi.core.edition import EditionKeyError, canonical_locale
 from kapi.core.format import DEFAULT_LIMITS, FormatError, Limits, WriteRefused
 from kapi.core.model import Block, Document, PcClose, PcOpen, Ph, Plural, Run, Runs, Text
+from kapi.formats.common import canonical_or_error
 from kapi.formats.skeleton import Span, TextSkeleton, decode_text, line_column
 
 __all__ = ["AndroidFormat", "decode_value", "encode_text"]
@@ -649,10 +649,7 @@ class AndroidFormat:
         root = scanner.scan()
         if root.name != "resources":
             raise scanner.fail(f"the root element is <{root.name}>, not <resources>", root.start)
-        try:
-            document_locale = canonical_locale(locale or "en")
-        except EditionKeyError as err:
-            raise FormatError(f"{locale!r} is not a language tag", path=path) from err
+        document_locale = canonical_or_error(locale or "en", path)
 
         blocks: list[Block] = []
         values: list[AndroidValue] = []

@@ -49,7 +49,7 @@ from attrs import define, field, frozen
 from kapi.core.edition import EditionKeyError, canonical_locale
 from kapi.core.format import DEFAULT_LIMITS, FormatError, Limits, WriteRefused
 from kapi.core.model import Block, Document, Edition, PcClose, PcOpen, Ph, Plural, Run, Runs, Text
-from kapi.formats.common import gc_paused
+from kapi.formats.common import canonical_or_error, gc_paused
 from kapi.formats.skeleton import Span, TextSkeleton, decode_text, line_column
 
 __all__ = ["PoFormat", "plural_categories"]
@@ -985,7 +985,4 @@ def _single_plural(runs: Runs | None, block: str) -> Plural:
 
 
 def _source_locale(locale: str, path: str) -> str:
-    try:
-        return canonical_locale(locale or "en")
-    except EditionKeyError as err:
-        raise FormatError(f"{locale!r} is not a language tag", path=path) from err
+    return canonical_or_error(locale or "en", path)

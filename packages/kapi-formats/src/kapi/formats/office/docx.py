@@ -59,9 +59,9 @@ from collections import Counter
 from attrs import frozen
 
 from kapi.core.edition import EditionKeyError, canonical_locale
-from kapi.core.format import DEFAULT_LIMITS, FormatError, Limits, WriteRefused
+from kapi.core.format import WriteRefused
 from kapi.core.model import Block, Document, PcClose, PcOpen, Ph
-from kapi.formats.common import gc_paused
+from kapi.formats.common import canonical_or_error
 from kapi.formats.office.inline import (
     CONTAINER,
     OUTER_LEVEL,
@@ -76,7 +76,13 @@ from kapi.formats.office.inline import (
     choose_base,
     refuse_targets,
 )
-from kapi.formats.office.package import OfficePackage, Relationship, open_package, write_package
+from kapi.formats.office.package import (
+    OfficeFormat,
+    OfficePackage,
+    Relationship,
+    open_package,
+    write_package,
+)
 from kapi.formats.office.xmlsplice import Ancestors, Element, escape_text
 
 __all__ = ["DocxFormat"]
@@ -253,23 +259,18 @@ class DocxSkeleton:
     paragraphs: dict[str, tuple[tuple[str, ParagraphSkeleton], ...]]
 
 
-class DocxFormat:
+class DocxFormat(OfficeFormat):
     """Word documents, edited in place (editable and round-trip, not generative)."""
 
     name = "docx"
-
-    def __init__(self, limits: Limits = DEFAULT_LIMITS) -> None:
-        self.limits = limits
-
-    def read(self, data: bytes, *, path: str = "", locale: str = "") -> Document:
-        with gc_paused():
-            return self._read(data, path, locale)
 
     def _read(self, data: bytes, path: str, locale: str) -> Document:
         package = open_package(data, path=path, kind="docx", limits=self.limits)
         main = package.main_part
         styles = _read_styles(package, main)
-        doc_locale = _canonical(locale, path) or _canonical_or_empty(styles.language) or "en"
+        doc_locale = (
+            canonical_or_error(locale, path) or _canonical_or_empty(styles.language) or "en"
+        )
         parts = [main]
         for relationship in package.relationships(main):
             if any(relationship.is_type(kind) for kind in _STORY_PARTS):
@@ -307,15 +308,6 @@ class DocxFormat:
                 if paragraph.runs == primary:
                     edits.paragraph(part, paragraph, block.source, block.id)
         return write_package(skeleton.package, edits.rendered())
-
-
-def _canonical(tag: str, path: str) -> str:
-    if not tag:
-        return ""
-    try:
-        return canonical_locale(tag)
-    except EditionKeyError:
-        raise FormatError(f"{tag!r} is not a language tag", path=path) from None
 
 
 def _canonical_or_empty(tag: str) -> str:

@@ -36,10 +36,9 @@ from collections import Counter
 
 from attrs import frozen
 
-from kapi.core.edition import EditionKeyError, canonical_locale
-from kapi.core.format import DEFAULT_LIMITS, FormatError, Limits, WriteRefused
+from kapi.core.format import FormatError, WriteRefused
 from kapi.core.model import Block, Document, PcClose, PcOpen, Ph
-from kapi.formats.common import gc_paused
+from kapi.formats.common import canonical_or_error
 from kapi.formats.office.inline import (
     OUTER_LEVEL,
     RUN_PAIR,
@@ -52,7 +51,13 @@ from kapi.formats.office.inline import (
     choose_base,
     refuse_targets,
 )
-from kapi.formats.office.package import OfficePackage, Relationship, open_package, write_package
+from kapi.formats.office.package import (
+    OfficeFormat,
+    OfficePackage,
+    Relationship,
+    open_package,
+    write_package,
+)
 from kapi.formats.office.xmlsplice import Ancestors, Element, escape_text
 
 __all__ = ["PptxFormat"]
@@ -116,21 +121,14 @@ class PptxSkeleton:
     paragraphs: dict[str, tuple[tuple[str, ParagraphSkeleton], ...]]
 
 
-class PptxFormat:
+class PptxFormat(OfficeFormat):
     """PowerPoint decks, edited in place (editable and round-trip, not generative)."""
 
     name = "pptx"
 
-    def __init__(self, limits: Limits = DEFAULT_LIMITS) -> None:
-        self.limits = limits
-
-    def read(self, data: bytes, *, path: str = "", locale: str = "") -> Document:
-        with gc_paused():
-            return self._read(data, path, locale)
-
     def _read(self, data: bytes, path: str, locale: str) -> Document:
         package = open_package(data, path=path, kind="pptx", limits=self.limits)
-        doc_locale = _canonical(locale, path) or "en"
+        doc_locale = canonical_or_error(locale, path) or "en"
         main = package.main_part
         blocks: list[Block] = []
         paragraphs: dict[str, tuple[tuple[str, ParagraphSkeleton], ...]] = {}
@@ -177,15 +175,6 @@ class PptxFormat:
             for part, paragraph in found:
                 edits.paragraph(part, paragraph, block.source, block.id)
         return write_package(skeleton.package, edits.rendered())
-
-
-def _canonical(tag: str, path: str) -> str:
-    if not tag:
-        return ""
-    try:
-        return canonical_locale(tag)
-    except EditionKeyError:
-        raise FormatError(f"{tag!r} is not a language tag", path=path) from None
 
 
 def _stem(part: str) -> str:

@@ -35,10 +35,9 @@ from collections.abc import Mapping
 
 from attrs import frozen
 
-from kapi.core.edition import EditionKeyError, canonical_locale
-from kapi.core.format import DEFAULT_LIMITS, FormatError, Limits, WriteRefused
+from kapi.core.format import FormatError, WriteRefused
 from kapi.core.model import Block, Document, Runs, Text
-from kapi.formats.common import gc_paused
+from kapi.formats.common import canonical_or_error
 from kapi.formats.office.inline import (
     RUN_PAIR,
     Dialect,
@@ -49,7 +48,7 @@ from kapi.formats.office.inline import (
     rebuild_content,
     refuse_targets,
 )
-from kapi.formats.office.package import OfficePackage, open_package, write_package
+from kapi.formats.office.package import OfficeFormat, OfficePackage, open_package, write_package
 from kapi.formats.office.xmlsplice import Ancestors, Element, escape_text
 
 __all__ = ["XlsxFormat"]
@@ -113,21 +112,14 @@ class XlsxSkeleton:
     users: dict[int, list[str]]  # shared string index -> cells using it
 
 
-class XlsxFormat:
+class XlsxFormat(OfficeFormat):
     """Excel workbooks, edited in place (editable and round-trip, not generative)."""
 
     name = "xlsx"
 
-    def __init__(self, limits: Limits = DEFAULT_LIMITS) -> None:
-        self.limits = limits
-
-    def read(self, data: bytes, *, path: str = "", locale: str = "") -> Document:
-        with gc_paused():
-            return self._read(data, path, locale)
-
     def _read(self, data: bytes, path: str, locale: str) -> Document:
         package = open_package(data, path=path, kind="xlsx", limits=self.limits)
-        doc_locale = _canonical(locale, path) or "en"
+        doc_locale = canonical_or_error(locale, path) or "en"
         main = package.main_part
         shared = _read_shared_strings(package, main)
         sheets: list[tuple[str, str]] = []
@@ -188,15 +180,6 @@ class XlsxFormat:
         if shared_edits:
             _write_shared(skeleton, shared_edits, edits)
         return write_package(skeleton.package, edits.rendered())
-
-
-def _canonical(tag: str, path: str) -> str:
-    if not tag:
-        return ""
-    try:
-        return canonical_locale(tag)
-    except EditionKeyError:
-        raise FormatError(f"{tag!r} is not a language tag", path=path) from None
 
 
 def _write_shared(
