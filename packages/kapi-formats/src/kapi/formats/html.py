@@ -61,7 +61,6 @@ __all__ = ["HtmlFormat"]
 
 _CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9._:-]+)""", re.IGNORECASE)
 _XML_ENCODING = re.compile(rb"""^<\?xml[^>]+encoding\s*=\s*["']([A-Za-z0-9._-]+)["']""")
-_LANG = re.compile(r"""\blang\s*=\s*["']?([A-Za-z0-9_-]+)""")
 
 
 @frozen

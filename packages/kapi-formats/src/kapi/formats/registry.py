@@ -9,7 +9,7 @@ is imported the first time a document of that format is read.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from functools import cache
 from importlib.metadata import entry_points
 from pathlib import PurePath
@@ -151,7 +151,3 @@ def load_codec(spec: FormatSpec | str) -> FormatCodec:
         codec = getattr(module, attribute)()
         _loaded[spec.name] = codec
     return codec
-
-
-def extensions_of(specs: Iterable[FormatSpec]) -> list[str]:
-    return sorted({ext for spec in specs for ext in spec.extensions})
