@@ -40,7 +40,7 @@ class ProjectHome(FileHome):
             key = source[0]
         staged = super().stage(key)
         claimed = self.project.claim(key)
-        if claimed is None or staged.capabilities.interchange:
+        if claimed is None:
             return staged
         collection, _ = claimed
         source_language, _ = self.project.languages_of(collection)
@@ -72,14 +72,13 @@ class ProjectHome(FileHome):
         return evolve(
             staged,
             document=document,
-            editions=frozenset(paths),
+            editions=staged.editions | frozenset(paths),
             joined=tuple(joined),
         )
 
     def render(self, staged: Staged, document: Document) -> Sequence[Write]:
-        writes = [
-            Write(staged=staged, data=self.write_checked(staged, _own_only(document), staged.doc))
-        ]
+        own = _without_joined(document, {joined.edition for joined in staged.joined})
+        writes = [Write(staged=staged, data=self.write_checked(staged, own, staged.doc))]
         for joined in staged.joined:
             translation = self._translations.get((staged.doc, joined.edition))
             edited = _editions(document, joined.edition)
@@ -116,21 +115,45 @@ def _relocale(document: Document, locale: str) -> Document:
     return document.with_blocks(tuple(evolve(b, locale=locale) for b in document.blocks))
 
 
+def _held(translation: Document, block: Block) -> Edition | None:
+    """The edition a translation's own file holds for a block.
+
+    A monolingual file (JSON, YAML, Android) holds it as the block's content; a
+    bilingual one (PO, XLIFF) as the block's target, its source being the
+    source text again.
+    """
+    if not translation.target_locale:
+        return Edition(runs=block.source)
+    return block.targets.get(translation.target_locale)
+
+
 def _join(document: Document, translation: Document, language: str) -> Document:
     by_key = {b.ref_key: b for b in translation.blocks}
     blocks = []
     for block in document.blocks:
         other = by_key.get(block.ref_key)
-        if other is not None and block.translatable:
-            block = block.with_target(language, Edition(runs=other.source))
+        held = _held(translation, other) if other is not None else None
+        if held is not None and block.translatable:
+            block = block.with_target(language, held)
         blocks.append(block)
     return document.with_blocks(tuple(blocks))
 
 
-def _own_only(document: Document) -> Document:
-    """The document as its own file holds it: translations live in their own files."""
+def _without_joined(document: Document, joined: set[str]) -> Document:
+    """The document as its own file holds it: without the editions joined from other files.
+
+    Editions the file itself holds (a PO or XLIFF target) stay; only those read
+    from a translation's own file are written there instead.
+    """
+    if not joined:
+        return document
     return document.with_blocks(
-        tuple(evolve(b, targets={}) if b.targets else b for b in document.blocks)
+        tuple(
+            evolve(b, targets={k: v for k, v in b.targets.items() if k not in joined})
+            if joined & b.targets.keys()
+            else b
+            for b in document.blocks
+        )
     )
 
 
@@ -143,17 +166,24 @@ def _apply_edition(
 ) -> Document:
     """The translation document with the edition's current content; the same object if unchanged."""
     by_key = {b.ref_key: b for b in translation.blocks}
+    bilingual = translation.target_locale
     changed = False
     blocks: list[Block] = []
     for block in translation.blocks:
         if block.ref_key in edited:
             edition = edited[block.ref_key]
-            if edition is None:
-                changed = True  # the edition was removed: the key leaves the file
-                continue
-            if edition.runs != block.source:
-                block = block.with_source(edition.runs)
+            held = _held(translation, block)
+            if edition is None and held is not None:
                 changed = True
+                if not bilingual:
+                    continue  # the edition was removed: the key leaves the file
+                block = block.with_target(bilingual, None)
+            elif edition is not None and (held is None or edition.runs != held.runs):
+                changed = True
+                if bilingual:
+                    block = block.with_target(bilingual, edition)
+                else:
+                    block = block.with_source(edition.runs)
         blocks.append(block)
     previous = ""
     for block in source.blocks:
@@ -165,8 +195,9 @@ def _apply_edition(
                     id=f"joined-{block.id}",
                     name=block.name,
                     key=block.key,
-                    source=edition.runs,
-                    locale=joined.edition,
+                    source=block.source if bilingual else edition.runs,
+                    targets={bilingual: edition} if bilingual else {},
+                    locale=translation.locale if bilingual else joined.edition,
                     properties=properties,
                 )
             )
