@@ -90,3 +90,22 @@ def test_kapi_help_does_not_import_the_change_service_or_formats():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == ""
+
+
+def test_no_test_reads_beside_the_checkout():
+    """A user's clone has nothing beside it: tests and benchmarks read only the repository."""
+    import re
+
+    outside = re.compile(
+        r"""\.\./shared|parent\s*/\s*["']shared["']|parents\[\d\]\s*/\s*["']shared"""
+    )
+    offenders = []
+    for folder in [ROOT / "tests", ROOT / "bench", *(ROOT / "packages").glob("*/tests")]:
+        for path in folder.rglob("*.py"):
+            if path.name == "test_architecture.py":
+                continue
+            if outside.search(path.read_text(encoding="utf-8")):
+                offenders.append(path.relative_to(ROOT).as_posix())
+    assert offenders == []
+    assert (ROOT / "tests/conformance/neokapi-change-v1/NOTICE.md").is_file()
+    assert (ROOT / "tests/conformance/neokapi-mcp-v1/mcp_tools.frozen.json").is_file()

@@ -1,7 +1,8 @@
 """Conformance with the reference: what kapi writes validates against neokapi's frozen schemas,
 and kapi's generated schemas only extend them.
 
-The frozen schemas live beside the checkout, in ``shared/conformance/neokapi-change-v1``.
+The frozen schemas are copied into ``tests/conformance/neokapi-change-v1`` (their origin and
+licence are in its ``NOTICE.md``).
 """
 
 from __future__ import annotations
@@ -73,7 +74,7 @@ from kapi.core.change.wire import encode_change_set, encode_read_page, encode_re
 from kapi.core.model import Constraints, PcClose, PcOpen, Ph, Plural, Select, Sub, Text
 
 ROOT = Path(__file__).resolve().parents[1]
-FROZEN = ROOT.parent / "shared" / "conformance" / "neokapi-change-v1"
+FROZEN = ROOT / "tests" / "conformance" / "neokapi-change-v1"
 
 
 def _frozen(name: str) -> dict[str, Any]:
