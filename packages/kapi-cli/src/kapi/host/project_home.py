@@ -17,7 +17,7 @@ from attrs import evolve
 from kapi.core.change.errors import ChangeError, ErrorCode
 from kapi.core.change.ports import JoinedFile, Staged, Write, digest
 from kapi.core.format import FormatError, WriteRefused
-from kapi.core.model import Block, Document, Edition
+from kapi.core.model import Block, Document, Edition, Runs
 from kapi.formats.home import FileHome, read_file
 from kapi.host.project import Project
 
@@ -72,13 +72,14 @@ class ProjectHome(FileHome):
         return evolve(
             staged,
             document=document,
-            editions=staged.editions | frozenset(paths),
+            editions=None if staged.editions is None else staged.editions | frozenset(paths),
             joined=tuple(joined),
         )
 
     def render(self, staged: Staged, document: Document) -> Sequence[Write]:
         own = _without_joined(document, {joined.edition for joined in staged.joined})
         writes = [Write(staged=staged, data=self.write_checked(staged, own, staged.doc))]
+        moved = _moved_sources(staged.document, document)
         for joined in staged.joined:
             translation = self._translations.get((staged.doc, joined.edition))
             edited = _editions(document, joined.edition)
@@ -90,7 +91,7 @@ class ProjectHome(FileHome):
                         capability="edition",
                     )
                 continue
-            updated = _apply_edition(translation, edited, document, joined)
+            updated = _apply_edition(translation, edited, document, joined, moved)
             if updated is not translation and not staged.capabilities.structural:
                 keys = {b.ref_key for b in translation.blocks}
                 if keys != {b.ref_key for b in updated.blocks}:
@@ -161,15 +162,35 @@ def _editions(document: Document, language: str) -> dict[str, Edition | None]:
     return {b.ref_key: b.targets.get(language) for b in document.blocks if b.translatable}
 
 
+def _moved_sources(before: Document, after: Document) -> dict[str, Runs]:
+    """The source text of every block the change set edited there, by block key."""
+    was = {b.ref_key: b.source for b in before.blocks}
+    return {
+        b.ref_key: b.source for b in after.blocks if b.ref_key in was and was[b.ref_key] != b.source
+    }
+
+
 def _apply_edition(
-    translation: Document, edited: dict[str, Edition | None], source: Document, joined: JoinedFile
+    translation: Document,
+    edited: dict[str, Edition | None],
+    source: Document,
+    joined: JoinedFile,
+    moved: dict[str, Runs],
 ) -> Document:
-    """The translation document with the edition's current content; the same object if unchanged."""
+    """The translation document with the edition's current content; the same object if unchanged.
+
+    A bilingual file (PO, XLIFF) also holds the source text again: where the
+    change set edited a block's source, the translation's copy follows it, so
+    the entry still pairs with its block (gettext names an entry by its msgid).
+    """
     by_key = {b.ref_key: b for b in translation.blocks}
     bilingual = translation.target_locale
     changed = False
     blocks: list[Block] = []
     for block in translation.blocks:
+        if bilingual and block.ref_key in moved and block.source != moved[block.ref_key]:
+            block = block.with_source(moved[block.ref_key])
+            changed = True
         if block.ref_key in edited:
             edition = edited[block.ref_key]
             held = _held(translation, block)
