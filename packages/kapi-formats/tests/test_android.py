@@ -393,7 +393,12 @@ def test_document_from_elsewhere_is_refused() -> None:
         (b"<resources>\n<string name='a'>&nbsp;</string></resources>", 2, 18, "undefined entity"),
         (b"<manifest>\n</manifest>", 1, 1, "not <resources>"),
         (b'<!DOCTYPE r [<!ENTITY x "y">]>\n<resources/>', 1, 1, "DOCTYPE"),
-        (b"<resources>\n<string name='a'>\xff</string></resources>", 2, 18, "utf-8"),
+        (
+            b"<resources><!-- \xc3\xa9 -->\n<string name='a'>\xff</string></resources>",
+            2,
+            18,
+            "UTF-8",
+        ),
     ],
 )
 def test_bad_input_is_refused_with_a_position(

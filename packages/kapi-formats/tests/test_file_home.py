@@ -47,7 +47,7 @@ def test_malformed_file_is_invalid_with_its_position(tmp_path):
 
 
 def test_invalid_utf8_names_the_byte(tmp_path):
-    (tmp_path / "en.json").write_bytes(b'{"title": "caf\xe9"}')
+    (tmp_path / "en.json").write_bytes(b'{"title": "caf\xc3\xa9 \xe9"}')
     error = apply(FileHome(tmp_path), set_title())["ops"][0]["error"]
     assert error["code"] == "invalid" and "en.json:1" in error["message"]
 

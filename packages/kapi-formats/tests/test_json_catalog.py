@@ -642,7 +642,7 @@ def test_malformed_json_names_line_and_column(
 
 def test_invalid_utf8_is_a_format_error_with_position() -> None:
     with pytest.raises(FormatError) as raised:
-        JSON.read(b'{\n  "a": "\xff"\n}', path="x.json")
+        JSON.read(b'{\n  "a": "\xff", "b": "\xc3\xa9"\n}', path="x.json")
     assert (raised.value.line, raised.value.column, raised.value.code) == (2, 9, "invalid")
 
 

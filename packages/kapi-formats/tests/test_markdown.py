@@ -385,7 +385,7 @@ def test_non_translatable_blocks_and_other_editions_are_refused() -> None:
 
 def test_invalid_utf8_names_line_and_column() -> None:
     with pytest.raises(FormatError) as failed:
-        CODEC.read(b"# Title\n\nab\xffc\n", path="bad.md")
+        CODEC.read(b"# Titl\xc3\xa9\n\nab\xffc\n", path="bad.md")
     assert (failed.value.line, failed.value.column, failed.value.code) == (3, 3, "invalid")
     assert failed.value.path == "bad.md"
 

@@ -103,7 +103,8 @@ def test_edits_that_would_split_or_empty_a_paragraph_are_refused() -> None:
 def test_bad_input_is_refused_with_its_position() -> None:
     with pytest.raises(FormatError) as failed:
         CODEC.read(b"fine\n\nbad \xe9 latin-1\n", path="notes.txt")
-    assert (failed.value.line, failed.value.column, failed.value.code) == (3, 5, "invalid")
+    assert (failed.value.line, failed.value.column, failed.value.code) == (3, 5, "unsupported")
+    assert failed.value.capability == "encoding" and "ISO-8859-1" in failed.value.message
     with pytest.raises(FormatError) as failed:
         PlainTextFormat(Limits(max_bytes=3)).read(b"four")
     assert failed.value.code == "budget_exceeded"

@@ -591,7 +591,7 @@ def test_document_from_elsewhere_is_refused() -> None:
         (b'msgid "a"\nmsgid_plural "b"\nmsgstr "c"\n', 3, 8, "expected msgstr[0]"),
         (b'msgid "a" x\nmsgstr ""\n', 1, 11, "after a string"),
         (b'msgid\nmsgstr ""\n', 1, 6, "needs a string"),
-        (b'msgid "a"\nmsgstr "\xff"\n', 2, 9, "utf-8"),
+        (b'msgid "\xc3\xa9"\nmsgstr "\xff"\n', 2, 9, "UTF-8"),
     ],
 )
 def test_bad_input_is_refused_with_a_position(

@@ -315,7 +315,7 @@ def test_unchanged_prefix_keeps_character_references() -> None:
         b"<plist><dict><key>a</key></dict></plist>",
         b"<plist><dict><string>a</string></dict></plist>",
         b"<plist><dict><key>a</key><dict><key>NSStringLocalizedFormatKey</key><string>x</string>",
-        b"<plist><dict><key>\xe9</key></dict></plist>",
+        b"<plist><!-- \xc3\xa9 --><dict><key>\xe9</key></dict></plist>",
     ],
 )
 def test_bad_input_is_a_format_error_with_position(data: bytes) -> None:

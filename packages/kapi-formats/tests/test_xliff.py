@@ -550,7 +550,7 @@ def test_malformed_xml_position() -> None:
 
 
 def test_invalid_utf8_is_a_format_error() -> None:
-    data = b'<xliff version="1.2"><file><body><trans-unit id="a"><source>\xff</source>'
+    data = b'<xliff version="1.2"><file><body><trans-unit id="a"><source>\xc3\xa9\xff</source>'
     with pytest.raises(FormatError) as error:
         V1.read(data)
     assert error.value.code == "invalid"

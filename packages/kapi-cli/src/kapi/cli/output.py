@@ -1,8 +1,14 @@
-"""How the CLI speaks: the result on stdout, everything else on stderr."""
+"""How the CLI speaks: the result on stdout, everything else on stderr.
+
+Text read from files may hold a lone surrogate (a JSON ``"\\ud800"``), which
+no encoding can write: it is printed as the JSON escape ``\\ud800``, valid
+JSON on stdout and readable on stderr.
+"""
 
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -11,27 +17,44 @@ import click
 
 from kapi.host.errors import HostError
 
-__all__ = ["emit_json", "fail", "table", "warn"]
+__all__ = ["emit_json", "fail", "printable", "say", "table", "warn"]
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def printable(text: str) -> str:
+    """``text`` with each lone surrogate as its escape ``\\udXXX``; other text as it is.
+
+    Inside a JSON string the escape decodes back to the same code point.
+    """
+    if text.isascii() or not _SURROGATE.search(text):
+        return text
+    return _SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
+
+
+def say(text: str, *, nl: bool = True, err: bool = False) -> None:
+    """Print ``text`` (stdout, or stderr with ``err``), lone surrogates escaped."""
+    click.echo(printable(text), nl=nl, err=err)
 
 
 def emit_json(value: Any, *, jsonl: bool = False) -> None:
     if jsonl and isinstance(value, list):
         for item in value:
-            click.echo(json.dumps(item, ensure_ascii=False, separators=(",", ":")))
+            say(json.dumps(item, ensure_ascii=False, separators=(",", ":")))
         return
-    click.echo(json.dumps(value, ensure_ascii=False, indent=2))
+    say(json.dumps(value, ensure_ascii=False, indent=2))
 
 
 def warn(message: str) -> None:
-    click.echo(message, err=True)
+    say(message, err=True)
 
 
 def fail(error: HostError, *, as_json: bool = False) -> None:
     """Report an error and exit with its code."""
     if as_json:
-        click.echo(json.dumps({"error": error.message, "code": error.code}, ensure_ascii=False))
+        say(json.dumps({"error": error.message, "code": error.code}, ensure_ascii=False))
     else:
-        click.echo(f"Error: {error.message}", err=True)
+        say(f"Error: {error.message}", err=True)
     sys.exit(error.exit_code)
 
 

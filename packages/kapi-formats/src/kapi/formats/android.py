@@ -43,7 +43,7 @@ from attrs import define, evolve, field, frozen
 
 from kapi.core.format import DEFAULT_LIMITS, FormatError, Limits, WriteRefused
 from kapi.core.model import Block, Document, PcClose, PcOpen, Ph, Plural, Run, Runs, Text
-from kapi.formats.common import canonical_or_error
+from kapi.formats.common import canonical_or_error, encode_or_refuse
 from kapi.formats.skeleton import Span, TextSkeleton, decode_text, line_column
 
 __all__ = ["AndroidFormat", "decode_value", "encode_text"]
@@ -642,9 +642,8 @@ class AndroidFormat:
         self.limits = limits
 
     def read(self, data: bytes, *, path: str = "", locale: str = "") -> Document:
-        text, encoding, bom = decode_text(data, path=path, limits=self.limits)
-        if encoding != "utf-8":
-            raise FormatError("Android resources must be UTF-8", path=path, code="unsupported")
+        # aapt reads UTF-8 only: any other encoding, marked or not, is refused
+        text, encoding, bom = decode_text(data, path=path, marked=frozenset(), limits=self.limits)
         scanner = _Scanner(text, path, self.limits)
         root = scanner.scan()
         if root.name != "resources":
@@ -816,7 +815,7 @@ class AndroidFormat:
             elif block.source != found_values[0].runs:
                 edits.append(_value_edit(found_values[0], block.source, block.id, text))
         if not edits:
-            return skeleton.text.bom + text.encode(skeleton.text.encoding)
+            return skeleton.text.bom + encode_or_refuse(text, skeleton.text.encoding)
         edits.sort(key=lambda edit: (edit[0], edit[1]))
         out: list[str] = []
         cursor = 0
@@ -825,7 +824,7 @@ class AndroidFormat:
             out.append(replacement)
             cursor = end
         out.append(text[cursor:])
-        return skeleton.text.bom + "".join(out).encode(skeleton.text.encoding)
+        return skeleton.text.bom + encode_or_refuse("".join(out), skeleton.text.encoding)
 
     def _plural_edits(
         self, block: Block, found_values: list[AndroidValue], skeleton: AndroidSkeleton

@@ -6,9 +6,11 @@ quoted (``"…"``) or unquoted (letters, digits and ``_$+/:.-``), ``/* */`` and
 ``//`` comments anywhere between tokens. The writer copies the original text
 and replaces only edited values, so comments, spacing and line breaks stay.
 
-* Encoding: a BOM decides (UTF-8, UTF-16 LE/BE). Without one, NUL bytes mark
-  UTF-16 (LE when they sit at odd offsets, BE at even ones); else UTF-8.
-  Written back in the same encoding, BOM kept.
+* Encoding: a BOM decides (UTF-8, UTF-16 or UTF-32, LE/BE). Without one, NUL
+  bytes mark UTF-16 (LE when they sit at odd offsets, BE at even ones); else
+  UTF-8. BOM-less UTF-32 and bytes that are not UTF-8 (a legacy 8-bit
+  encoding) are refused ``unsupported`` (``encoding``). Written back in the
+  same encoding, BOM kept.
 * Escapes read as Foundation reads them: ``\\" \\' \\\\ \\n \\t \\r \\a \\b \\f \\v``,
   ``\\U`` + up to four hex digits (surrogate pairs joined), ``\\`` + up to three
   octal digits, ``\\x`` -> ``x``. An edit escapes ``\\`` ``"`` and line breaks, tabs
@@ -37,7 +39,7 @@ from attrs import frozen
 
 from kapi.core.format import DEFAULT_LIMITS, FormatError, Limits, WriteRefused
 from kapi.core.model import Block, Document, PcClose, PcOpen, Ph, Run, Runs, Text
-from kapi.formats.common import canonical_or_error, refuse_targets, unique_id
+from kapi.formats.common import UTF16, canonical_or_error, refuse_targets, unique_id
 from kapi.formats.skeleton import Span, TextSkeleton, decode_text, line_column
 
 __all__ = ["StringsFormat"]
@@ -135,13 +137,7 @@ def _decode(data: bytes, path: str, limits: Limits) -> tuple[str, str, bytes]:
             offset=0,
             code="unsupported",
         )
-    encodings: tuple[str, ...] = ("utf-8",)
-    if not data.startswith((b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")) and b"\x00" in data:
-        head = data[:4096]
-        odd = head[1::2].count(0)
-        even = head[0::2].count(0)
-        encodings = ("utf-16-le",) if odd >= even else ("utf-16-be",)
-    return decode_text(data, path=path, encodings=encodings, limits=limits)
+    return decode_text(data, path=path, unmarked=UTF16, limits=limits)
 
 
 def _error(text: str, index: int, message: str, path: str) -> FormatError:

@@ -7,9 +7,16 @@ import re
 from kapi.formats.registry import FormatSpec
 
 
+def _ascii(head: bytes) -> bytes:
+    """The first bytes with the NULs of UTF-16 or UTF-32 dropped, so ASCII markup shows."""
+    if b"\x00" in head[:4] or head[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return head.replace(b"\x00", b"")
+    return head
+
+
 def _starts_with_tag(tag: bytes):  # type: ignore[no-untyped-def]
     def sniff(head: bytes) -> bool:
-        return tag in head
+        return tag in _ascii(head)
 
     return sniff
 
@@ -19,12 +26,13 @@ _XLIFF_VERSION = re.compile(rb"<xliff\b[^>]*?\sversion\s*=\s*[\"']([0-9])")
 
 def _xliff_version(head: bytes) -> str:
     """The major version an ``<xliff>`` element declares (its own attribute, not ``its:version``)."""
+    head = _ascii(head)
     match = _XLIFF_VERSION.search(head)
     return match.group(1).decode() if match else ("1" if b"<xliff" in head else "")
 
 
 def _arb_like(head: bytes) -> bool:
-    return b'"@@locale"' in head
+    return b'"@@locale"' in _ascii(head)
 
 
 JSON = FormatSpec(

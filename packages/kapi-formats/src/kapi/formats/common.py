@@ -1,16 +1,262 @@
-"""What formats share: language tags, block ids, one edition per file, reading without GC churn."""
+"""What formats share: text encodings, language tags, block ids, one edition per file, reading
+without GC churn."""
 
 from __future__ import annotations
 
+import codecs
 import gc
-from collections.abc import Iterator
+import re
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
 from kapi.core.edition import EditionKeyError, canonical_locale
-from kapi.core.format import FormatError, WriteRefused
+from kapi.core.format import DEFAULT_LIMITS, FormatError, Limits, WriteRefused
 from kapi.core.model import Document
 
-__all__ = ["canonical_or_error", "gc_paused", "refuse_targets", "unique_id"]
+__all__ = [
+    "UNICODE",
+    "UTF16",
+    "canonical_or_error",
+    "decode_text",
+    "encode_or_refuse",
+    "encoding_label",
+    "gc_paused",
+    "refuse_targets",
+    "sniff_unicode",
+    "unencodable",
+    "unique_id",
+]
+
+# ---------------------------------------------------------------------------
+# text encodings
+#
+# Every text codec decodes through ``decode_text``: a BOM decides; else the NUL
+# pattern of the first bytes tells UTF-16 and UTF-32 apart from ASCII-compatible
+# text, and a format reads those only where its own spec defines that detection
+# (JSON, YAML, XML; UTF-16 for .strings); else the format's own encodings.
+
+UTF16 = frozenset({"utf-16-le", "utf-16-be"})
+UNICODE = UTF16 | {"utf-32-le", "utf-32-be"}
+
+# UTF-32 first: its little-endian BOM starts with UTF-16's.
+_BOMS: tuple[tuple[bytes, str], ...] = (
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+_SNIFF_BYTES = 4096
+_UTF8_SEQUENCE = re.compile(rb"[\xc2-\xf4][\x80-\xbf]")
+_LABELS = {
+    "utf-8": "UTF-8",
+    "utf-16-le": "UTF-16LE",
+    "utf-16-be": "UTF-16BE",
+    "utf-32-le": "UTF-32LE",
+    "utf-32-be": "UTF-32BE",
+    "iso8859-1": "ISO-8859-1",
+    "iso-8859-1": "ISO-8859-1",
+    "latin-1": "ISO-8859-1",
+    "cp1252": "Windows-1252",
+    "ascii": "ASCII",
+}
+
+
+def encoding_label(encoding: str) -> str:
+    """The name people know an encoding by (``utf-16-le`` -> ``UTF-16LE``)."""
+    return _LABELS.get(encoding.lower(), encoding.upper())
+
+
+def sniff_unicode(data: bytes) -> str:
+    """The UTF-16 or UTF-32 (``utf-16-le``…) BOM-less text looks like by its first bytes, else ``""``.
+
+    An ASCII character in UTF-16 or UTF-32 leaves NUL bytes at fixed places of
+    its code unit; the first character of a text file is nearly always ASCII.
+    This is the rule of RFC 4627 section 3, YAML 1.2 section 5.2 and XML
+    appendix F, and it reads four bytes.
+    """
+    first = data[:4]
+    if len(first) == 4 and first[0] and first[1:] == b"\x00\x00\x00":
+        return "utf-32-le"
+    if len(first) == 4 and first[3] and first[:3] == b"\x00\x00\x00":
+        return "utf-32-be"
+    if len(first) >= 2 and first[0] and not first[1]:
+        return "utf-16-le"
+    if len(first) >= 2 and first[1] and not first[0]:
+        return "utf-16-be"
+    return ""
+
+
+def _utf16_by_nuls(data: bytes, share: int) -> str:
+    """UTF-16 text that does not open with ASCII: NULs at one parity only, one unit in ``share``."""
+    if data.find(b"\x00", 0, _SNIFF_BYTES) < 0:
+        return ""
+    head = data[:_SNIFF_BYTES]
+    units = len(head) // 2
+    even = head[0::2].count(0)
+    odd = head[1::2].count(0)
+    if units >= 8 and odd * share >= units and not even:
+        return "utf-16-le"
+    if units >= 8 and even * share >= units and not odd:
+        return "utf-16-be"
+    return ""
+
+
+def decode_text(
+    data: bytes,
+    *,
+    path: str = "",
+    encodings: Iterable[str] = ("utf-8",),
+    unmarked: frozenset[str] = frozenset(),
+    marked: frozenset[str] = UNICODE,
+    hint: str = "",
+    limits: Limits = DEFAULT_LIMITS,
+) -> tuple[str, str, bytes]:
+    """Decode a text file: ``(text, encoding, bom)``.
+
+    A BOM decides the encoding (UTF-8, or one of ``marked``). Without one,
+    text that looks like UTF-16 or UTF-32 (:func:`sniff_unicode`) is read in
+    that encoding when it is one of ``unmarked`` (the format defines that
+    detection), else refused ``unsupported`` (capability ``encoding``) with the
+    encoding named. Otherwise the first of ``encodings`` that decodes wins,
+    unless what it gave is UTF-16 read as bytes (NULs at every other byte),
+    refused the same way. When none decodes, the first is UTF-8 and the bytes
+    look like a legacy 8-bit encoding (non-ASCII bytes, none of them UTF-8),
+    that is refused the same way too; damaged text is ``invalid`` at its line
+    and column. ``hint`` is a format's other way out (``or declare it in
+    <meta charset>``).
+    """
+    if len(data) > limits.max_bytes:
+        raise FormatError(
+            f"file is {len(data)} bytes; the limit is {limits.max_bytes}",
+            path=path,
+            code="budget_exceeded",
+        )
+    if data[:1] in (b"\xef", b"\xff", b"\xfe", b"\x00"):
+        for bom, encoding in _BOMS:
+            if data.startswith(bom):
+                if encoding != "utf-8" and encoding not in marked:
+                    raise _encoding_refused(
+                        f"is {encoding_label(encoding)} (it starts with that byte-order mark), "
+                        "which this format does not allow; save it as UTF-8",
+                        path,
+                    )
+                body = data[len(bom) :]
+                try:
+                    return body.decode(encoding), encoding, bom
+                except UnicodeDecodeError as err:
+                    raise _decode_error(body, err, path, encoding) from None
+    sniffed = sniff_unicode(data)
+    if sniffed and sniffed in unmarked:
+        try:
+            return data.decode(sniffed), sniffed, b""
+        except UnicodeDecodeError as err:
+            raise _decode_error(data, err, path, sniffed) from None
+    if sniffed:
+        raise _unmarked_refused(sniffed, marked, path)
+    candidates = list(encodings)
+    first_error: UnicodeDecodeError | None = None
+    for encoding in candidates:
+        try:
+            text = data.decode(encoding)
+        except UnicodeDecodeError as err:
+            first_error = first_error or err
+            continue
+        wide = _utf16_by_nuls(data, 4)
+        if wide:
+            raise _unmarked_refused(wide, marked, path)
+        return text, encoding, b""
+    assert first_error is not None
+    wide = _utf16_by_nuls(data, 16)
+    if wide:
+        raise _unmarked_refused(wide, marked, path)
+    if codecs.lookup(candidates[0]).name == "utf-8" and not _UTF8_SEQUENCE.search(data):
+        legacy = "Windows-1252" if re.search(rb"[\x80-\x9f]", data) else "ISO-8859-1"
+        line, column = _position(data, first_error.start)
+        raise _encoding_refused(
+            f"is not UTF-8: byte 0x{data[first_error.start]:02x} and the other non-ASCII bytes "
+            f"look like {legacy} or another legacy 8-bit encoding; save it as UTF-8{hint}",
+            path,
+            line=line,
+            column=column,
+            offset=first_error.start,
+        )
+    raise _decode_error(data, first_error, path, candidates[0]) from None
+
+
+def _unmarked_refused(encoding: str, marked: frozenset[str], path: str) -> FormatError:
+    label = encoding_label(encoding)
+    if encoding in marked:
+        return _encoding_refused(
+            f"looks like {label} without a byte-order mark; save it as UTF-8 "
+            f"(or as {label} with a BOM)",
+            path,
+        )
+    return _encoding_refused(
+        f"looks like {label}, which this format does not allow; save it as UTF-8", path
+    )
+
+
+def encode_or_refuse(text: str, encoding: str, *, block: str = "") -> bytes:
+    """``text`` in ``encoding``; a character it cannot hold is refused (capability ``encoding``)."""
+    try:
+        return text.encode(encoding)
+    except UnicodeEncodeError as err:
+        raise unencodable(text[err.start], encoding, block=block) from None
+
+
+def unencodable(char: str, encoding: str, *, block: str = "") -> WriteRefused:
+    """The refusal for a character the file's encoding (or any encoding) cannot hold."""
+    where = f"block {block!r}: " if block else ""
+    code = f"U+{ord(char):04X}"
+    if 0xD800 <= ord(char) <= 0xDFFF:
+        message = (
+            f"{where}the text holds {code}, half of a surrogate pair without its other half, "
+            f"which {encoding_label(encoding)} cannot encode; send the whole character"
+        )
+    else:
+        message = f"{where}{code} cannot be written in {encoding_label(encoding)}"
+    return WriteRefused(message, capability="encoding", block=block)
+
+
+def _encoding_refused(
+    message: str,
+    path: str,
+    *,
+    line: int | None = None,
+    column: int | None = None,
+    offset: int | None = None,
+) -> FormatError:
+    return FormatError(
+        message,
+        path=path,
+        line=line,
+        column=column,
+        offset=offset,
+        code="unsupported",
+        capability="encoding",
+    )
+
+
+def _position(data: bytes, offset: int) -> tuple[int, int]:
+    line = data.count(b"\n", 0, offset) + 1
+    column = offset - (data.rfind(b"\n", 0, offset) + 1) + 1
+    return line, column
+
+
+def _decode_error(data: bytes, err: UnicodeDecodeError, path: str, encoding: str) -> FormatError:
+    line, column = _position(data, err.start)
+    return FormatError(
+        f"not valid {encoding_label(encoding)}: byte 0x{data[err.start]:02x} at byte {err.start}",
+        path=path,
+        line=line,
+        column=column,
+        offset=err.start,
+    )
+
+
+# ---------------------------------------------------------------------------
+# language tags, ids, editions
 
 
 def canonical_or_error(tag: str, path: str) -> str:

@@ -35,7 +35,9 @@ a character reference (``a < b`` and ``R&D`` stay as they are; ``<b>`` becomes
 the file's encoding lacks as numeric references. New codes without ``data``
 are written as tags (``<b>``, ``<a href="..">``, ``<br>``, ``<img ..>``).
 
-Encoding: a BOM, else a ``<meta charset>`` / XML declaration, else UTF-8.
+Encoding: a BOM (UTF-8, UTF-16), else a ``<meta charset>`` / XML declaration,
+else UTF-8. UTF-32, BOM-less UTF-16 and undeclared legacy 8-bit text are
+``unsupported`` (``encoding``).
 Limits: ``Limits.max_bytes``, ``Limits.max_depth`` (open elements),
 ``Limits.max_entries`` (blocks) give ``budget_exceeded``; undecodable bytes and
 parser failures give ``invalid``, with line and column.
@@ -52,6 +54,7 @@ from attrs import evolve, frozen
 from kapi.core.edition import EditionKeyError, canonical_locale
 from kapi.core.format import DEFAULT_LIMITS, Limits, WriteRefused
 from kapi.core.model import Block, Document, Runs
+from kapi.formats.common import UTF16
 from kapi.formats.html_events import collapse_opaque, parse_events
 from kapi.formats.html_read import Layout, Reader
 from kapi.formats.html_write import render_attribute, render_text_block
@@ -99,7 +102,14 @@ class HtmlFormat:
         has_bom = data.startswith((codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
         declared = None if has_bom else _sniff_encoding(data)
         encodings = (declared,) if declared else ("utf-8",)
-        text, encoding, bom = decode_text(data, path=path, encodings=encodings, limits=self.limits)
+        text, encoding, bom = decode_text(
+            data,
+            path=path,
+            encodings=encodings,
+            marked=UTF16,
+            hint=" or declare its encoding with <meta charset>",
+            limits=self.limits,
+        )
         events = collapse_opaque(parse_events(text, path))
         language = canonical_locale(locale or "en")
         reader = Reader(text, path, language, self.limits)

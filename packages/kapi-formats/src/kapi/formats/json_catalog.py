@@ -52,7 +52,9 @@ Limits (``Limits``): ``max_bytes`` of input, ``max_depth`` nesting of
 arrays/objects and ``max_entries`` members plus array items, each refused with
 ``budget_exceeded``; malformed JSON (trailing commas, comments, bad escapes,
 unterminated strings, invalid UTF-8) is ``invalid`` with line and column.
-A UTF-8 (or UTF-16) BOM and CRLF newlines are kept.
+UTF-8; UTF-16 and UTF-32 are read from a BOM or, without one, from the NUL
+pattern of the first bytes (RFC 4627), and written back the same way. CRLF
+newlines are kept.
 """
 
 from __future__ import annotations
@@ -69,7 +71,7 @@ from kapi.core.edition import EditionKeyError, canonical_locale
 from kapi.core.format import DEFAULT_LIMITS, FormatError, Limits, WriteRefused
 from kapi.core.model import Block, Document, PcClose, PcOpen, Ph, Plural, Runs, Select, Text
 from kapi.formats import icu
-from kapi.formats.common import gc_paused
+from kapi.formats.common import UNICODE, gc_paused
 from kapi.formats.jsonscan import (
     EscapeStyle,
     JsonArray,
@@ -1062,7 +1064,7 @@ class JsonFormat:
         self.limits = limits
 
     def read(self, data: bytes, *, path: str = "", locale: str = "") -> Document:
-        text, encoding, bom = decode_text(data, path=path, encodings=("utf-8",), limits=self.limits)
+        text, encoding, bom = decode_text(data, path=path, unmarked=UNICODE, limits=self.limits)
         try:
             with gc_paused():
                 return self._read(text, encoding, bom, path, locale)

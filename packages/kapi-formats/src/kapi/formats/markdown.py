@@ -39,7 +39,9 @@ one Markdown cannot express is refused (``WriteRefused``, ``synthesize:<type>``)
 
 Limits: ``Limits.max_bytes`` (file size), ``Limits.max_depth`` (container
 nesting, at most 100), ``Limits.max_entries`` (blocks); past one, read raises
-``FormatError`` with code ``budget_exceeded``. Invalid UTF-8 is ``invalid``.
+``FormatError`` with code ``budget_exceeded``. UTF-8, or UTF-16/UTF-32 with
+a BOM; BOM-less UTF-16/UTF-32 and legacy 8-bit text are ``unsupported``
+(``encoding``), damaged UTF-8 ``invalid``.
 """
 
 from __future__ import annotations

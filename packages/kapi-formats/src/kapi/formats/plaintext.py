@@ -9,8 +9,9 @@ newline and a BOM stay in the skeleton. Blocks are ``p1``, ``p2``... in order
 An edit cannot add a blank line or empty a paragraph: that would change where
 paragraphs begin, so the writer refuses it (capability ``paragraph-break``).
 Limits: ``Limits.max_bytes`` and ``Limits.max_entries`` (paragraphs) give
-``budget_exceeded``; text that is not valid UTF-8 (or UTF-16 with a BOM) is
-``invalid`` with line and column.
+``budget_exceeded``. The encoding is UTF-8, or UTF-16/UTF-32 with a BOM:
+BOM-less UTF-16/UTF-32 and legacy 8-bit text are ``unsupported``
+(``encoding``), damaged UTF-8 ``invalid`` with line and column.
 """
 
 from __future__ import annotations

@@ -638,7 +638,11 @@ class PoFormat:
 
     def read(self, data: bytes, *, path: str = "", locale: str = "") -> Document:
         text, encoding, bom = decode_text(
-            data, path=path, encodings=_encodings(data), limits=self.limits
+            data,
+            path=path,
+            encodings=_encodings(data),
+            hint=" or name its encoding in the header's charset",
+            limits=self.limits,
         )
         with gc_paused():
             return self._read(text, encoding, bom, path, locale)

@@ -8,10 +8,12 @@ escapes (surrogate pairs joined). The writer copies the original text and
 replaces only edited values, so separators, spacing, comments, CRLF and
 untouched continuation lines stay as they were.
 
-* Encoding: a BOM decides (UTF-8, UTF-16). Otherwise bytes that are valid
-  UTF-8 and hold non-ASCII are UTF-8 (what ``PropertyResourceBundle`` does since
-  Java 9); any other non-ASCII bytes are ISO-8859-1 (the ``Properties.load``
-  default); pure ASCII is read as ISO-8859-1.
+* Encoding: a BOM decides (UTF-8, UTF-16, UTF-32). Otherwise bytes that are
+  valid UTF-8 and hold non-ASCII are UTF-8 (what ``PropertyResourceBundle``
+  does since Java 9); any other non-ASCII bytes are ISO-8859-1 (the
+  ``Properties.load`` default); pure ASCII is read as ISO-8859-1. UTF-16 or
+  UTF-32 without a BOM (which would read as ISO-8859-1 full of NULs) is
+  refused ``unsupported`` (``encoding``).
 * Escaping an edit: ``\\`` ``\\n`` ``\\r`` ``\\t`` ``\\f`` always, a leading blank as
   ``\\ ``, ``=``/``:`` and ``#``/``!`` only when the file escapes them in values.
   Characters: a UTF-8/UTF-16 file gets them raw; an ISO-8859-1 file gets Latin-1

@@ -38,6 +38,7 @@ from attrs import frozen
 from kapi.core.edition import EditionKeyError, canonical_locale
 from kapi.core.format import DEFAULT_LIMITS, FormatError, Limits, WriteRefused
 from kapi.core.model import Block, Document, PcClose, PcOpen, Ph, Plural, Run, Runs, Text
+from kapi.formats.common import encode_or_refuse
 from kapi.formats.skeleton import TextSkeleton, line_column
 from kapi.formats.xmlspans import (
     Edit,
@@ -441,7 +442,7 @@ class StringsdictFormat:
             if block.source != entry.source:
                 edits.extend(_Writer(skeleton, entry, block).edits())
         body = apply_edits(skeleton.text.text, edits)
-        return skeleton.text.bom + body.encode(skeleton.text.encoding)
+        return skeleton.text.bom + encode_or_refuse(body, skeleton.text.encoding)
 
 
 def _with_locale(block: Block, locale: str) -> Block:

@@ -64,6 +64,7 @@ from __future__ import annotations
 from kapi.core.edition import EditionKeyError, canonical_locale
 from kapi.core.format import DEFAULT_LIMITS, Limits, WriteRefused
 from kapi.core.model import Document
+from kapi.formats.common import encode_or_refuse
 from kapi.formats.skeleton import TextSkeleton
 from kapi.formats.xliff_read import Reader, XliffSkeleton
 from kapi.formats.xliff_write import unit_edits
@@ -123,7 +124,7 @@ def _write(document: Document, version: int) -> bytes:
             )
         edits.extend(unit_edits(skeleton, unit, block))
     body = apply_edits(skeleton.text.text, edits)
-    return skeleton.text.bom + body.encode(skeleton.text.encoding)
+    return skeleton.text.bom + encode_or_refuse(body, skeleton.text.encoding)
 
 
 class Xliff1Format:

@@ -20,7 +20,8 @@ import xml.parsers.expat
 from collections.abc import Callable, Iterator, Sequence
 
 from kapi.core.format import DEFAULT_LIMITS, FormatError, Limits, WriteRefused
-from kapi.formats.skeleton import decode_text, line_column
+from kapi.formats.common import UNICODE, decode_text
+from kapi.formats.skeleton import line_column
 
 __all__ = [
     "XML_NS",
@@ -119,15 +120,17 @@ class Node:
 
 
 def decode_xml(
-    data: bytes, *, path: str = "", limits: Limits = DEFAULT_LIMITS
+    data: bytes,
+    *,
+    path: str = "",
+    limits: Limits = DEFAULT_LIMITS,
+    hint: str = " or declare its encoding in the XML declaration",
 ) -> tuple[str, str, bytes]:
-    """Decode an XML file: ``(text, encoding, bom)`` from its BOM or its declaration."""
-    if data.startswith((codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        return decode_text(data, path=path, limits=limits)
-    if data.startswith(b"<\x00?\x00"):
-        return decode_text(data, path=path, encodings=("utf-16-le",), limits=limits)
-    if data.startswith(b"\x00<\x00?"):
-        return decode_text(data, path=path, encodings=("utf-16-be",), limits=limits)
+    """Decode an XML file: ``(text, encoding, bom)``, found as XML's appendix F says.
+
+    A BOM, else UTF-16 or UTF-32 by the NUL pattern of the first bytes, else
+    the declaration's ``encoding``, else UTF-8.
+    """
     encoding = "utf-8"
     declared = _DECLARED_ENCODING.match(data[:400])
     if declared:
@@ -141,11 +144,14 @@ def decode_xml(
                 line=1,
                 column=declared.start(1) + 1,
                 code="unsupported",
+                capability="encoding",
             ) from None
         if encoding.startswith("utf-16") or encoding.startswith("utf-32"):
             # declared as UTF-16 but written without a BOM in an ASCII-compatible way
             encoding = "utf-8"
-    return decode_text(data, path=path, encodings=(encoding,), limits=limits)
+    return decode_text(
+        data, path=path, encodings=(encoding,), unmarked=UNICODE, hint=hint, limits=limits
+    )
 
 
 class _Offsets:

@@ -79,7 +79,7 @@ from attrs import field, frozen
 from kapi.core.edition import EditionKeyError, canonical_locale
 from kapi.core.format import DEFAULT_LIMITS, FormatError, Limits, WriteRefused
 from kapi.core.model import Block, Document, PcClose, PcOpen, Ph, Plural, Run, Runs, Text
-from kapi.formats.common import canonical_or_error, refuse_targets
+from kapi.formats.common import UNICODE, canonical_or_error, encode_or_refuse, refuse_targets
 from kapi.formats.skeleton import Span, TextSkeleton, decode_text
 
 __all__ = ["YamlFormat"]
@@ -225,7 +225,7 @@ class YamlFormat:
         self.limits = limits
 
     def read(self, data: bytes, *, path: str = "", locale: str = "") -> Document:
-        text, encoding, bom = decode_text(data, path=path, limits=self.limits)
+        text, encoding, bom = decode_text(data, path=path, unmarked=UNICODE, limits=self.limits)
         documents = _parse(text, path, self.limits)
         reader = _Reader(text, path)
         root_locale = ""
@@ -1288,7 +1288,7 @@ class _Restructure:
         body = "".join(out)
         if text and not text.endswith("\n") and body.endswith("\n"):
             body = body[: -len(skeleton.newline) if body.endswith(skeleton.newline) else -1]
-        return skeleton.text.bom + body.encode(skeleton.text.encoding)
+        return skeleton.text.bom + encode_or_refuse(body, skeleton.text.encoding)
 
     def verify(self, data: bytes, capability: str) -> None:
         """The written file must read back as the document: a safety net, never expected to fire."""

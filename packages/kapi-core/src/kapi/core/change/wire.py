@@ -11,6 +11,7 @@ fault it finds keeps its place, so the decoder can name it by JSON pointer.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping
 from enum import Enum
 from typing import Any, get_args
@@ -193,9 +194,19 @@ def _encode_any(obj: object) -> Any:
     return obj
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def dumps(obj: object, *, indent: int | None = None) -> str:
-    """JSON text of a change set, op, result, read page or plain value; no ASCII or HTML escaping."""
-    return json.dumps(_encode_any(obj), ensure_ascii=False, indent=indent)
+    """JSON text of a change set, op, result, read page or plain value; no ASCII or HTML escaping.
+
+    A lone surrogate (text read from a file that spells one, ``"\\ud800"``) is
+    written as that escape, so the text always encodes as UTF-8.
+    """
+    text = json.dumps(_encode_any(obj), ensure_ascii=False, indent=indent)
+    if text.isascii():
+        return text
+    return _LONE_SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
 
 
 def structure_change_set(data: Mapping[str, Any]) -> ChangeSet:
