@@ -87,17 +87,26 @@ def sniff_unicode(data: bytes) -> str:
     return ""
 
 
-def _utf16_by_nuls(data: bytes, share: int) -> str:
-    """UTF-16 text that does not open with ASCII: NULs at one parity only, one unit in ``share``."""
+def _utf16_by_nuls(data: bytes, share: float) -> str:
+    """UTF-16 that does not open with ASCII, by where its NULs sit in the first 4 KiB.
+
+    The NULs must sit at one parity (over two to one: CJK characters such
+    as U+4E00 put some at the other) and in at least ``share`` of the code
+    units. A file that decoded as text needs three in four, so a UTF-8 file
+    with NUL characters in it is never taken for UTF-16; one that did not
+    decode needs one in sixteen, to name the encoding in the refusal.
+    """
     if data.find(b"\x00", 0, _SNIFF_BYTES) < 0:
         return ""
     head = data[:_SNIFF_BYTES]
     units = len(head) // 2
     even = head[0::2].count(0)
     odd = head[1::2].count(0)
-    if units >= 8 and odd * share >= units and not even:
+    if units < 8:
+        return ""
+    if odd >= units * share and odd > 2 * even:
         return "utf-16-le"
-    if units >= 8 and even * share >= units and not odd:
+    if even >= units * share and even > 2 * odd:
         return "utf-16-be"
     return ""
 
@@ -162,12 +171,12 @@ def decode_text(
         except UnicodeDecodeError as err:
             first_error = first_error or err
             continue
-        wide = _utf16_by_nuls(data, 4)
+        wide = _utf16_by_nuls(data, 0.75)
         if wide:
             raise _unmarked_refused(wide, marked, path)
         return text, encoding, b""
     assert first_error is not None
-    wide = _utf16_by_nuls(data, 16)
+    wide = _utf16_by_nuls(data, 1 / 16)
     if wide:
         raise _unmarked_refused(wide, marked, path)
     if codecs.lookup(candidates[0]).name == "utf-8" and not _UTF8_SEQUENCE.search(data):

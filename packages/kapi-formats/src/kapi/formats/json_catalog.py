@@ -71,7 +71,7 @@ from kapi.core.edition import EditionKeyError, canonical_locale
 from kapi.core.format import DEFAULT_LIMITS, FormatError, Limits, WriteRefused
 from kapi.core.model import Block, Document, PcClose, PcOpen, Ph, Plural, Runs, Select, Text
 from kapi.formats import icu
-from kapi.formats.common import UNICODE, gc_paused
+from kapi.formats.common import UNICODE, encode_or_refuse, gc_paused
 from kapi.formats.jsonscan import (
     EscapeStyle,
     JsonArray,
@@ -609,13 +609,7 @@ class _Writer:
         self.starts = [edit[0] for edit in self.edits]
         body = self.render(0, len(self.text))
         source = skeleton.source
-        try:
-            data = source.bom + body.encode(source.encoding)
-        except UnicodeEncodeError as err:
-            raise WriteRefused(
-                f"{err.object[err.start : err.end]!r} cannot be written in {source.encoding}",
-                capability="encoding",
-            ) from None
+        data = source.bom + encode_or_refuse(body, source.encoding)
         if self.icu != skeleton.icu:
             self.verify(data)
         return data

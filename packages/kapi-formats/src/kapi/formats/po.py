@@ -49,7 +49,7 @@ from attrs import define, field, frozen
 from kapi.core.edition import EditionKeyError, canonical_locale
 from kapi.core.format import DEFAULT_LIMITS, FormatError, Limits, WriteRefused
 from kapi.core.model import Block, Document, Edition, PcClose, PcOpen, Ph, Plural, Run, Runs, Text
-from kapi.formats.common import canonical_or_error, gc_paused
+from kapi.formats.common import canonical_or_error, encode_or_refuse, gc_paused
 from kapi.formats.skeleton import Span, TextSkeleton, decode_text, line_column
 
 __all__ = ["PoFormat", "plural_categories"]
@@ -872,13 +872,7 @@ class PoFormat:
             out.append(replacement)
             cursor = end
         out.append(text[cursor:])
-        try:
-            return skeleton.text.bom + "".join(out).encode(skeleton.text.encoding)
-        except UnicodeEncodeError as err:
-            raise WriteRefused(
-                f"{err.object[err.start : err.end]!r} cannot be written in {skeleton.text.encoding}",
-                capability="encoding",
-            ) from None
+        return skeleton.text.bom + encode_or_refuse("".join(out), skeleton.text.encoding)
 
     def _quoted(self, field_: PoField, value: str, skeleton: PoSkeleton) -> tuple[int, int, str]:
         prefix = len(field_.keyword) + 1
