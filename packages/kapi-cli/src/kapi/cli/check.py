@@ -13,7 +13,7 @@ from kapi.cli.common import (
     source_lang_option,
     workspace_of,
 )
-from kapi.cli.output import emit_json, fail
+from kapi.cli.output import emit_json, fail, warn
 from kapi.host.errors import EXIT_USAGE, HostError
 
 
@@ -88,6 +88,7 @@ def check(
 
     FILES may be files, folders, globs or - (with --format); with none, the
     project's declared content. Findings never come from code, front matter or URLs.
+    The recipe, voice and terms files and .kapi/ are rules, never checked as content.
 
     \b
     Exit codes: 0 passed; 3 a finding failed (0 with --no-fail); 4 nothing was
@@ -152,6 +153,11 @@ def check(
             )
         else:
             paths = project_inputs(files, workspace)
+
+            def skipped(path: str, what: str) -> None:
+                if path in files:  # named outright, not found in a folder or by a glob
+                    warn(f"{path}: skipped as governance ({what}), not content")
+
             report = check_files(
                 workspace,
                 paths,
@@ -160,6 +166,7 @@ def check(
                 format_name=format_name,
                 target=target,
                 target_lang=locale_of(target_lang) if target_lang else None,
+                on_governance=skipped,
             )
     except GovernanceError as err:
         code = EXIT_USAGE if err.source == "options" else 1

@@ -300,7 +300,9 @@ def stats(files: tuple[str, ...], as_json: bool, source_lang: str, format_name: 
 @click.option(
     "--source-lang", default="en", show_default=True, help="The language content is written in."
 )
-@click.option("--force", is_flag=True, help="Replace an existing kapi.yaml.")
+@click.option(
+    "--force", is_flag=True, help="Replace an existing kapi.yaml (a person's; agents are refused)."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print what was written as JSON.")
 @click.argument("folder", required=False, default=".")
 def init(source_lang: str, force: bool, as_json: bool, folder: str) -> None:
@@ -312,11 +314,13 @@ def init(source_lang: str, force: bool, as_json: bool, folder: str) -> None:
     """
     from pathlib import Path
 
+    from kapi.host.actor import actor_from_env
     from kapi.host.init import plan_init, write_init
 
     try:
+        actor = actor_from_env().actor
         plan = plan_init(Path(folder).resolve(), source_language=locale_of(source_lang))
-        written = write_init(plan, force=force)
+        written = write_init(plan, force=force, actor_kind=actor.kind)
     except HostError as err:
         fail(err, as_json=as_json)
     if as_json:

@@ -1,4 +1,8 @@
-"""``kapi check``: files, text or a diff through the one check engine, with governance by path."""
+"""``kapi check``: files, text or a diff through the one check engine, with governance by path.
+
+The files that govern a project (its recipe, voices, terms, ``.kapi/``) are
+the rules a check applies, never content it checks.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -27,7 +31,14 @@ from kapi.host.governance import Governance, governance_error
 if TYPE_CHECKING:
     from kapi.host.workspace import Workspace
 
-__all__ = ["DiffScope", "changed_lines", "check_diff", "check_files", "check_text"]
+__all__ = [
+    "DiffScope",
+    "changed_lines",
+    "check_diff",
+    "check_files",
+    "check_text",
+    "without_governance",
+]
 
 
 def _version() -> str:
@@ -159,6 +170,27 @@ def _options(options: CheckOptions) -> CheckOptions:
     return evolve(options, at=options.at or now(), tool_version=options.tool_version or _version())
 
 
+def without_governance(
+    workspace: Workspace, paths: Sequence[str]
+) -> tuple[list[str], list[tuple[str, str]]]:
+    """The paths that are content, and those left out as ``(path, what governs)``.
+
+    A path is as given (relative to the current folder, or absolute); ``-`` stays.
+    """
+    project = workspace.project
+    if project is None:
+        return list(paths), []
+    kept: list[str] = []
+    skipped: list[tuple[str, str]] = []
+    for path in paths:
+        what = project.governs(str(Path.cwd() / path)) if path != "-" else ""
+        if what:
+            skipped.append((path, what))
+        else:
+            kept.append(path)
+    return kept, skipped
+
+
 def check_files(
     workspace: Workspace,
     paths: Sequence[str],
@@ -168,8 +200,12 @@ def check_files(
     format_name: str | None = None,
     target: str | None = None,
     target_lang: str | None = None,
+    on_governance: Callable[[str, str], None] | None = None,
 ) -> Report:
     """Check files (or ``-`` for stdin with ``format_name``).
+
+    A file that governs the project is left out; ``on_governance`` hears of
+    each, with what it is.
 
     Many files are read by their formats and analysed in several processes at
     once (this one and workers, in chunks); this process resolves governance,
@@ -185,6 +221,10 @@ def check_files(
     semaphores) or one dies, this process checks what is left. Any other value
     is a usage error (exit 2).
     """
+    paths, skipped = without_governance(workspace, paths)
+    if on_governance is not None:
+        for path, what in skipped:
+            on_governance(path, what)
     jobs: list[tuple[str, str]] = []  # (path, display) of each file a worker may check
     for path in paths:
         if path == "-":
@@ -597,6 +637,13 @@ def check_diff(
             whole=scope.whole | frozenset(filter(None, untracked)),
         )
         description = f"against {against}"
+    project = workspace.project
+    if project is not None:  # a diff to the recipe, a voice or terms changes rules, not content
+        scope = DiffScope(
+            files={k: v for k, v in scope.files.items() if not project.governs(k)},
+            deleted=frozenset(name for name in scope.deleted if not project.governs(name)),
+            whole=scope.whole,
+        )
     targets: list[CheckTarget] = []
     for name in sorted(scope.deleted):
         targets.append(CheckTarget(file=name, status="deleted", reason="deleted by the diff"))

@@ -3,7 +3,8 @@
 Catalogues named by language (``locales/en.json`` beside ``locales/fr.json``,
 ``po/de.po``, ``res/values-fr/strings.xml``) become one collection with a
 target template; prose (Markdown, HTML, text) becomes a ``docs`` collection.
-The recipe is written once, with a freshly minted project id.
+The recipe is written once, with a freshly minted project id; only a person
+replaces it (``--force``), as only a person edits it.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from attrs import frozen
 
 from kapi.core.edition import EditionKeyError, canonical_locale
 from kapi.host.errors import EXIT_USAGE, HostError
-from kapi.host.project import RECIPE_NAME, mint_project_id
+from kapi.host.project import RECIPE_NAME, STATE_DIR, mint_project_id
 
 __all__ = ["InitPlan", "plan_init", "write_init"]
 
@@ -153,17 +154,35 @@ def plan_init(root: Path, *, source_language: str = "en") -> InitPlan:
     )
 
 
-def write_init(plan: InitPlan, *, force: bool = False) -> list[Path]:
-    """Write ``kapi.yaml`` and ``.kapi/.gitignore``; refuses to overwrite a recipe unless forced."""
+def write_init(plan: InitPlan, *, force: bool = False, actor_kind: str = "person") -> list[Path]:
+    """Write ``kapi.yaml`` and ``.kapi/.gitignore``; refuses to overwrite a recipe unless forced.
+
+    The recipe and ``.kapi/`` govern the project: a sender the change policy
+    does not let change them (an agent) may start a project, never replace one.
+    """
+    from kapi.core.change.policy import ChangePolicy
+
     recipe = plan.root / RECIPE_NAME
+    state = plan.root / STATE_DIR
+    ignore = state / ".gitignore"
     if recipe.exists() and not force:
         raise HostError(
             f"{recipe} exists already; edit it, or run with --force to replace it",
             exit_code=EXIT_USAGE,
         )
+    replaced: list[tuple[str, str]] = []
+    if recipe.exists():
+        replaced.append((RECIPE_NAME, "the project recipe"))
+    if ignore.is_file() and ignore.read_bytes() != _IGNORE:
+        replaced.append((f"{STATE_DIR}/{ignore.name}", "kapi's project state"))
+    for name, what in replaced:
+        refusal = ChangePolicy().governed_refusal(name, what, actor_kind)
+        if refusal is not None:
+            raise HostError(refusal.message, exit_code=refusal.exit_code, code=refusal.code.value)
     recipe.write_text(plan.recipe_text(), encoding="utf-8")
-    state = plan.root / ".kapi"
     state.mkdir(exist_ok=True)
-    ignore = state / ".gitignore"
-    ignore.write_text("*\n", encoding="utf-8")
+    ignore.write_bytes(_IGNORE)
     return [recipe, ignore]
+
+
+_IGNORE = b"*\n"  # the local state stays out of version control

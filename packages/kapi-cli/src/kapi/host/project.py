@@ -4,7 +4,9 @@ A recipe names the source and target languages and the content: collections
 of items, each a glob with an optional target template that says where a
 file's translations live (``locales/{lang}.json``). A file belongs to the
 first item, in recipe order, whose glob matches it. Unknown keys are kept
-verbatim; a near miss of a known key is warned as a likely typo.
+verbatim; a near miss of a known key is warned as a likely typo. The files
+that govern the project (the recipe, its voices and terms, ``.kapi/``) are
+never its content.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import difflib
 import os
 import re
 import secrets
+import sys
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -37,6 +40,11 @@ __all__ = [
 ]
 
 RECIPE_NAME = "kapi.yaml"
+STATE_DIR = ".kapi"
+VOICES_DIR = "voices"
+TERMS_NAME = "terms.json"  # the terms bundle beside the recipe when defaults.terms_source is unset
+_VOICE_SUFFIXES = (".yaml", ".yml")
+_CASELESS = sys.platform in ("darwin", "win32")  # file names there match whatever their case
 
 _TOP_KEYS = (
     "version",
@@ -146,7 +154,50 @@ class Project:
 
     @property
     def state_dir(self) -> Path:
-        return self.root / ".kapi"
+        return self.root / STATE_DIR
+
+    def governs(self, file: str) -> str:
+        """What ``file`` is when it governs the project rather than holds its content, else ``""``.
+
+        The recipe, the voice profiles under ``voices/``, the terms and memory
+        bundles the recipe names (``terms.json`` beside it by default), and
+        anything under ``.kapi/``. These are a person's to change. ``file`` is a
+        slash path relative to the project root, or an absolute path; a symlink
+        counts as the file it points at.
+        """
+        absolute = Path(os.path.normpath(self.root / file))
+        lexical = self._relative_or_none(absolute)
+        what = self._governs_relpath(lexical) if lexical is not None else ""
+        if what:
+            return what
+        try:
+            real = self._relative_or_none(absolute.resolve())
+        except (OSError, RuntimeError):
+            return ""
+        return self._governs_relpath(real) if real is not None and real != lexical else ""
+
+    def _relative_or_none(self, absolute: Path) -> str | None:
+        for root in (self.root, self.root.resolve()):
+            try:
+                return absolute.relative_to(root).as_posix()
+            except ValueError:
+                continue
+        return None
+
+    def _governs_relpath(self, relpath: str) -> str:
+        key = relpath.casefold() if _CASELESS else relpath
+        name = self.recipe_path.name.casefold() if _CASELESS else self.recipe_path.name
+        if key == name:
+            return "the project recipe"
+        first, _, rest = key.partition("/")
+        if first == STATE_DIR:
+            return "kapi's project state"
+        if first == VOICES_DIR and rest and rest.endswith(_VOICE_SUFFIXES):
+            return "a voice profile"
+        for declared, what in _declared_bundles(self.raw).items():
+            if key == (declared.casefold() if _CASELESS else declared):
+                return what
+        return ""
 
     def relative(self, path: Path) -> str | None:
         """The project-relative slash path of ``path``, or None when it is outside."""
@@ -157,8 +208,13 @@ class Project:
             return None
 
     def claim(self, relpath: str) -> tuple[Collection, ContentItem] | None:
-        """The first item, in recipe order, whose glob matches ``relpath``."""
+        """The first item, in recipe order, whose glob matches ``relpath``.
+
+        A file that governs the project (:meth:`governs`) belongs to no item.
+        """
         if any(glob_match(pattern, relpath) for pattern in self.exclude):
+            return None
+        if self._governs_relpath(relpath):
             return None
         for collection in self.collections:
             for item in collection.items:
@@ -220,6 +276,23 @@ class Project:
             if relpath not in targets and relpath not in seen:
                 seen.add(relpath)
                 yield relpath
+
+
+def _declared_bundles(raw: Mapping[str, Any]) -> dict[str, str]:
+    """The terms and memory bundles a recipe names, as normalised relative paths."""
+    defaults = raw.get("defaults") if isinstance(raw, Mapping) else None
+    defaults = defaults if isinstance(defaults, Mapping) else {}
+    out = {TERMS_NAME: "the project's terms bundle"}
+    for key, what in (
+        ("terms_source", "the project's terms bundle"),
+        ("memory_source", "the project's memory bundle"),
+    ):
+        value = defaults.get(key)
+        if isinstance(value, str) and value.strip():
+            path = os.path.normpath(value.strip()).replace(os.sep, "/")
+            if not path.startswith("../") and not os.path.isabs(path):
+                out[path] = what
+    return out
 
 
 def _walk(root: Path) -> Iterator[str]:

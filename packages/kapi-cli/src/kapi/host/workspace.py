@@ -78,6 +78,7 @@ class Workspace:
             if store is not None and self.project
             else None,
             recorder=StoreRecorder(store) if store is not None else None,
+            governance_files=self.project,  # the recipe, voices, terms and .kapi/ are a person's
         )
 
 

@@ -2,8 +2,10 @@
 
 A person may send everything. An agent may send content operations and
 ``decide`` with ``advise``; not terms, memory or recipe changes (it records a
-suggestion instead), not blind writes, and not ``gate: report``. A tool may
-decide only with ``advise``; a sender of unknown kind may send nothing.
+suggestion instead), not blind writes, and not ``gate: report``; nor may it
+change a file that governs the project (the recipe, a voice, terms, kapi's
+state), whatever the op. A tool may decide only with ``advise``; a sender of
+unknown kind may send nothing.
 """
 
 from __future__ import annotations
@@ -44,6 +46,24 @@ class ChangePolicy:
             if reason is not None:
                 refused[index] = reason
         return refused
+
+    def governed_refusal(
+        self, file: str, governs: str, actor_kind: str, *, field: str | None = None
+    ) -> ErrorInfo | None:
+        """Why ``actor_kind`` may not change ``file``, which is ``governs``; ``None`` when it may.
+
+        The files that govern a project are a person's, as the recipe and terms
+        ops are: an agent records a suggestion or asks. A person may change them,
+        and so may a tool a person runs.
+        """
+        if actor_kind != "agent":
+            return None
+        return _deny(
+            f"an agent may not change {file} ({governs}); record a suggestion "
+            "(`kapi context observe`) and a person decides, or ask the person you work for "
+            "to change it",
+            field=field,
+        )
 
     def _refuse(self, op: Op, kind: str) -> ErrorInfo | None:
         if kind == "person":

@@ -2,8 +2,9 @@
 
 A home reads documents and writes them atomically; a commit check finds what
 an edit breaks; an asset sink keeps decisions, terms, memory and recipe
-changes; a recorder keeps the history. Each has one real adapter outside the
-core and an in-memory one beside the core's tests.
+changes; a recorder keeps the history; the governance files say which of a
+home's files govern the project rather than hold its content. Each has one
+real adapter outside the core and an in-memory one beside the core's tests.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ __all__ = [
     "DocChanged",
     "DocumentHome",
     "EditionCheck",
+    "GovernanceFiles",
     "JoinedFile",
     "Recorder",
     "Staged",
@@ -162,6 +164,17 @@ class CommitCheck(Protocol):
     def check(
         self, doc: str, block: str, edition: str, before: Runs | None, after: Runs
     ) -> EditionCheck: ...
+
+
+class GovernanceFiles(Protocol):
+    """Which of a home's files govern the project: its recipe, voices, terms and kapi's state."""
+
+    def governs(self, file: str) -> str:
+        """What ``file`` (a document key) is when it governs the project, else ``""``.
+
+        The answer names the kind of file for a person, e.g. ``"the project recipe"``.
+        """
+        ...
 
 
 class AssetSink(Protocol):

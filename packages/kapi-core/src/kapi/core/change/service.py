@@ -1,7 +1,8 @@
 """The change service: plans a change set by document, applies it in memory, and lands it whole.
 
-Order (spec change-contract §9): policy for every op; stage every document and
-apply its content ops in memory against the state the set began with; check
+Order (spec change-contract §9): policy for every op; stage every document
+(the policy again, for a document that governs the project) and apply its
+content ops in memory against the state the set began with; check
 guards and governance; stop for a preview; otherwise write every document
 atomically, then land decisions and asset ops, then record the set. Any
 refusal before the write leaves every document as it was.
@@ -57,6 +58,7 @@ from kapi.core.change.ports import (
     CommitCheck,
     DocChanged,
     DocumentHome,
+    GovernanceFiles,
     Recorder,
     Write,
     digest,
@@ -92,6 +94,7 @@ class ChangeService:
     assets: AssetSink | None = None
     recorder: Recorder | None = None
     clock: Callable[[], str] | None = None
+    governance_files: GovernanceFiles | None = None
 
     # --- entry point --------------------------------------------------------------------
 
@@ -122,6 +125,7 @@ class ChangeService:
         decisions: list[tuple[int, Decide, str]] = []
         assets: list[tuple[int, Term | Memory | Recipe]] = []
         report_guards = actor.kind == "tool"
+        governed: dict[str, str] = {}  # file -> what it is, when it governs the project
 
         for index, op in enumerate(change_set.ops):
             try:
@@ -129,7 +133,11 @@ class ChangeService:
                     self._validate_asset(op, actor)
                     assets.append((index, op))
                     continue
+                self._check_governed(op, [_named_doc(op)], actor, governed)
                 plan = self._plan_for(op, plans)
+                staged = plan.staged
+                files = [staged.doc, *(joined.file for joined in staged.joined)]
+                self._check_governed(op, files, actor, governed)
                 result = self._apply_op(
                     index, op, plan, change_set, actor, report_guards, guard_findings
                 )
@@ -311,9 +319,30 @@ class ChangeService:
 
     # --- planning -----------------------------------------------------------------------
 
+    def _check_governed(
+        self, op: Op, files: Sequence[str], actor: Actor, governed: dict[str, str]
+    ) -> None:
+        """Refuse an op that would change a file that governs the project, if the sender may not.
+
+        ``files`` are the document the op names (before the home reads it, so a
+        file no format reads is refused for what it is) or, once staged, every
+        file the document writes: its own and its joined translations'.
+        """
+        if self.governance_files is None or isinstance(op, Decide):  # advice changes no file
+            return
+        for file in files:
+            if file not in governed:
+                governed[file] = self.governance_files.governs(file)
+            what = governed[file]
+            if not what:
+                continue
+            field = "doc" if isinstance(op, InsertBlock | Native) else "at/doc"
+            refusal = self.policy.governed_refusal(file, what, actor.kind, field=field)
+            if refusal is not None:
+                raise ChangeError(refusal)
+
     def _plan_for(self, op: Op, plans: dict[str, DocPlan]) -> DocPlan:
-        assert not isinstance(op, Term | Memory | Recipe)
-        doc = op.doc if isinstance(op, InsertBlock | Native) else op.at.doc
+        doc = _named_doc(op)
         for plan in plans.values():
             if doc in (plan.staged.doc, plan.staged.file) or plan.staged.joined_file(doc):
                 return plan
@@ -626,6 +655,12 @@ class ChangeService:
             status = "draft"
         edition = Edition(runs=runs, status=status, basis=basis, origin=origin)
         return block.with_target(target.edition, edition), basis, None
+
+
+def _named_doc(op: Op) -> str:
+    """The document a content op (or a decision) names, as its sender wrote it."""
+    assert not isinstance(op, Term | Memory | Recipe)
+    return op.doc if isinstance(op, InsertBlock | Native) else op.at.doc
 
 
 def _op_for_block(plan: DocPlan, block_id: str) -> int:
