@@ -71,6 +71,8 @@ def optional(strategy: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
 
 texts = st.text(max_size=16)
 names = st.text(min_size=1, max_size=10)
+# A document path holds no NUL byte (the decoder refuses one); every other character may appear.
+doc_names = st.text(st.characters(blacklist_characters="\x00"), min_size=1, max_size=10)
 ids = st.sampled_from(["1", "2", "3", "10", "a"])
 revisions = st.from_regex(r"r:[0-9a-f]{16}", fullmatch=True)
 digests = st.from_regex(r"sha256:[0-9a-f]{64}", fullmatch=True)
@@ -137,8 +139,8 @@ paths = st.lists(st.integers(0, 20) | branches, max_size=4).map(tuple)
 
 # --- references, selections ----------------------------------------------------
 
-refs = st.builds(Ref, doc=names, block=names, edition=st.none() | st.just("") | edition_keys)
-block_refs = st.builds(BlockRef, doc=names, block=names)
+refs = st.builds(Ref, doc=doc_names, block=names, edition=st.none() | st.just("") | edition_keys)
+block_refs = st.builds(BlockRef, doc=doc_names, block=names)
 positions = st.builds(Position, run=st.integers(0, 20), offset=optional(st.integers(0, 50)))
 
 
@@ -250,7 +252,7 @@ def insert_blocks(draw: st.DrawFn) -> InsertBlock:
     place = draw(st.sampled_from(["after", "before", None]))
     key = draw(names)
     return InsertBlock(
-        doc=draw(names),
+        doc=draw(doc_names),
         editions=editions,
         name=draw(optional(names)),
         after=key if place == "after" else None,
@@ -263,7 +265,7 @@ delete_blocks = st.builds(
     at=block_refs,
     if_match=st.dictionaries(edition_keys, revisions, min_size=1, max_size=3),
 )
-natives = st.builds(Native, doc=names, if_match=digests, name=names, args=json_values)
+natives = st.builds(Native, doc=doc_names, if_match=digests, name=names, args=json_values)
 decides = st.builds(
     Decide,
     at=refs,

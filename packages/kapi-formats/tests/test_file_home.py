@@ -108,7 +108,7 @@ def test_commit_raises_doc_changed_when_the_head_moved(tmp_path):
     assert "Changed" in path.read_text()
 
 
-def test_an_io_error_mid_commit_is_partial(tmp_path, monkeypatch):
+def test_a_rename_refused_mid_commit_puts_back_what_landed(tmp_path, monkeypatch):
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     (tmp_path / "a/en.json").write_text(EN)
@@ -122,11 +122,42 @@ def test_an_io_error_mid_commit_is_partial(tmp_path, monkeypatch):
 
     monkeypatch.setattr(os, "replace", failing_replace)
     result = apply(FileHome(tmp_path), set_title("a/en.json"), set_title("b/en.json"))
+    assert result["status"] == "refused"
+    assert result["ops"][1]["error"]["code"] == "unreachable"
+    assert (
+        "b/en.json: could not be written: No space left on device (ENOSPC)"
+        in (result["ops"][1]["error"]["message"])
+    )
+    assert result["ops"][0]["blocked_by"] == 1
+    assert (tmp_path / "a/en.json").read_text() == EN
+    assert (tmp_path / "b/en.json").read_text() == EN
+    for folder in ("a", "b"):
+        assert sorted(p.name for p in (tmp_path / folder).iterdir()) == ["en.json"]
+
+
+def test_a_commit_that_cannot_put_back_what_landed_is_partial(tmp_path, monkeypatch):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "a/en.json").write_text(EN)
+    (tmp_path / "b/en.json").write_text(EN)
+    real_replace = os.replace
+    renamed: list[str] = []
+
+    def failing_replace(source, target):  # the second rename fails, and so does every later one
+        renamed.append(str(target))
+        if len(renamed) > 1:
+            raise OSError(5, "Input/output error")
+        return real_replace(source, target)
+
+    monkeypatch.setattr(os, "replace", failing_replace)
+    result = apply(FileHome(tmp_path), set_title("a/en.json"), set_title("b/en.json"))
     assert result["status"] == "partial"
     assert [d["written"] for d in result["docs"]] == [True, False]
     assert [o["status"] for o in result["ops"]] == ["applied", "not_applied"]
     assert (tmp_path / "b/en.json").read_text() == EN
-    assert sorted(p.name for p in (tmp_path / "b").iterdir()) == ["en.json"]
+    assert (tmp_path / "a/en.json").read_text() != EN
+    for folder in ("a", "b"):
+        assert sorted(p.name for p in (tmp_path / folder).iterdir()) == ["en.json"]
 
 
 def test_the_home_never_leaves_temporary_files(tmp_path):
@@ -171,3 +202,67 @@ def test_a_writer_that_drops_an_edit_never_reports_it_applied(tmp_path):
         verify_written(codec, edited, data, path="en.json", locale="en")  # the edit was dropped
     with pytest.raises(WriteRefused, match="would still be in"):
         verify_written(codec, document.with_blocks(()), data, path="en.json", locale="en")
+
+
+# --- containment: a home never reads or writes outside its root ------------------------------
+
+
+@pytest.mark.parametrize(
+    "doc", ["../outside.json", "{base}/outside.json", "a/../../outside.json", "link.json"]
+)
+def test_a_document_outside_the_root_is_refused_before_it_is_read(tmp_path, doc):
+    outside = tmp_path / "outside.json"
+    outside.write_text('{"title": "kept-secret"}')
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "link.json").symlink_to(outside)
+    result = apply(FileHome(root), set_title(doc.format(base=tmp_path), text="written"))
+    error = result["ops"][0]["error"]
+    assert (error["code"], error["field"], error["pointer"]) == (
+        "invalid",
+        "at/doc",
+        "/ops/0/at/doc",
+    )
+    assert "outside the working folder" in error["message"]
+    assert "kept-secret" not in json.dumps(result)
+    assert outside.read_text() == '{"title": "kept-secret"}'
+
+
+def test_a_symlink_inside_the_root_names_its_target_and_keeps_the_link(tmp_path):
+    (tmp_path / "en.json").write_text(EN)
+    (tmp_path / "alias.json").symlink_to("en.json")
+    home = FileHome(tmp_path)
+    assert home.stage("alias.json").doc == "en.json"
+    assert home.stage("./sub/../en.json").doc == "en.json"
+    apply(home, set_title("alias.json"))
+    assert (tmp_path / "alias.json").is_symlink()
+    assert "Hello" in (tmp_path / "en.json").read_text()
+
+
+def test_a_fifo_is_refused_without_blocking(tmp_path):
+    os.mkfifo(tmp_path / "pipe.json")
+    result = apply(FileHome(tmp_path), set_title("pipe.json"))
+    error = result["ops"][0]["error"]
+    assert error["code"] == "invalid"
+    assert "pipe.json: is a FIFO (named pipe), not a file kapi can read" in error["message"]
+
+
+def test_a_file_growing_past_the_limit_while_read_is_refused(tmp_path):
+    from kapi.core.format import FormatError
+    from kapi.formats.home import read_regular
+
+    path = tmp_path / "big.json"
+    path.write_bytes(b"x" * 2048)
+    with pytest.raises(FormatError) as raised:
+        read_regular(path, display="big.json", limits=Limits(max_bytes=1024))
+    assert raised.value.code == "budget_exceeded"
+
+
+def test_a_read_only_file_is_refused_not_replaced(tmp_path):
+    path = tmp_path / "en.json"
+    path.write_text(EN)
+    path.chmod(0o444)
+    result = apply(FileHome(tmp_path), set_title())
+    assert result["status"] == "refused"
+    assert result["ops"][0]["error"]["code"] == "not_permitted"
+    assert path.read_text() == EN and path.stat().st_mode & 0o777 == 0o444

@@ -15,7 +15,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "format_option",
-    "inputs",
     "locale_of",
     "project_inputs",
     "source_lang_option",
@@ -44,21 +43,18 @@ def _exit(err: HostError) -> NoReturn:
 
 def project_inputs(files: tuple[str, ...], workspace: Workspace) -> list[str]:
     """Files named, else the project's declared content, else stdin."""
-    if not files and workspace.project is not None:
-        return [str(workspace.project.root / p) for p in workspace.project.source_files()]
-    return inputs(files)
-
-
-def inputs(files: tuple[str, ...]) -> list[str]:
     from kapi.host.inputs import expand_inputs
 
+    if not files and workspace.project is not None:
+        return [str(workspace.project.root / p) for p in workspace.project.source_files()]
     if not files:
         if sys.stdin.isatty():
             raise HostError(
                 "no input: name files, or pipe content with --format", exit_code=EXIT_USAGE
             )
         return ["-"]
-    return expand_inputs(files)
+    scope = "the project" if workspace.project is not None else "the current folder"
+    return expand_inputs(files, root=workspace.root, scope=scope)
 
 
 def locale_of(value: str) -> str:

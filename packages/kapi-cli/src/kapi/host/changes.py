@@ -6,10 +6,11 @@ from typing import TYPE_CHECKING, Any
 
 from attrs import evolve, frozen
 
-from kapi.core.change.errors import ChangeError
+from kapi.core.change.errors import ChangeError, ErrorCode
 from kapi.core.change.ops import ChangeSet, Op
 from kapi.core.change.result import Result, SetStatus
 from kapi.host.actor import ResolvedActor
+from kapi.host.errors import HostError
 
 if TYPE_CHECKING:
     from kapi.host.workspace import Workspace
@@ -74,7 +75,15 @@ def apply_change_set(
             f"origin is kept only for tools; this edit is recorded as the {actor.actor.kind}'s own"
         )
     workspace = workspace or open_workspace()
-    result = workspace.change_service(actor.actor).apply(change_set, actor.actor)
+    try:
+        service = workspace.change_service(actor.actor)
+    except HostError as err:  # the project's store could not be opened: write nothing
+        refusal = ChangeError.of(
+            ErrorCode.DOC_CHANGED if err.code == "busy" else ErrorCode.UNREACHABLE,
+            f"{err.message}; nothing was written",
+        )
+        return ApplyOutcome(result=error_result(refusal), change_set=change_set)
+    result = service.apply(change_set, actor.actor)
     return ApplyOutcome(result=result, change_set=change_set, notices=tuple(notices))
 
 

@@ -100,12 +100,12 @@ def _read(
 ) -> CheckTarget:
     """One file read by its format into a check target (plain values in, for worker processes)."""
     from kapi.formats import registry
-    from kapi.formats.home import read_file
+    from kapi.formats.home import read_file, read_regular
 
     started = time.perf_counter()
     try:
         if data is not None or format_name:
-            raw = data if data is not None else path.read_bytes()
+            raw = data if data is not None else read_regular(path, display=display)
             spec = (
                 registry.get(format_name) if format_name else registry.detect(display, raw[:4096])
             )
@@ -136,8 +136,8 @@ def _read(
 
 def _display(workspace: Workspace, path: Path) -> str:
     absolute = path if path.is_absolute() else Path.cwd() / path
-    try:
-        return absolute.resolve().relative_to(workspace.root).as_posix()
+    try:  # realpath, not resolve: a symlink loop is reported when read, not raised here
+        return Path(os.path.realpath(absolute)).relative_to(workspace.root).as_posix()
     except ValueError:
         return str(path)
 

@@ -54,7 +54,7 @@ def read_inputs(
     """
     from kapi.core.change.errors import ChangeError
     from kapi.formats import registry
-    from kapi.formats.home import FileHome
+    from kapi.formats.home import FileHome, read_regular
 
     home = home or FileHome(Path.cwd(), locale=locale)
     seen: set[str] = set()  # a translation's own file reads as its source: read that once
@@ -67,8 +67,12 @@ def read_inputs(
                     )
                     continue
                 spec = registry.get(format_name)
-                data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
                 key = "-" if path == "-" else home.key_for(Path(path))
+                data = (
+                    sys.stdin.buffer.read()
+                    if path == "-"
+                    else read_regular(Path(path), display=key, limits=home.limits)
+                )
                 document = registry.load_codec(spec).read(data, path=key, locale=locale)
                 editions = (
                     frozenset({document.target_locale})

@@ -7,6 +7,7 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
+from kapi.formats.containment import Outside, is_inside, resolve_inside
 from kapi.host.errors import EXIT_USAGE, HostError
 
 __all__ = ["expand_inputs"]
@@ -22,14 +23,14 @@ def _skipped_file(name: str) -> bool:
     return name.startswith(("~$", "._"))
 
 
-def _walk(folder: Path) -> list[Path]:
+def _walk(folder: Path, root: str) -> list[Path]:
     found: list[Path] = []
     for current, dirs, files in os.walk(folder):
         dirs[:] = sorted(d for d in dirs if not _hidden(d))
         for name in sorted(files):
             if not _hidden(name) and not _skipped_file(name):
                 path = Path(current) / name
-                if path.is_file():
+                if path.is_file() and is_inside(root, path):
                     found.append(path)
     return found
 
@@ -44,14 +45,23 @@ def _braces(pattern: str) -> list[str]:
     return out
 
 
-def _glob(pattern: str) -> list[Path]:
+def _glob(pattern: str, root: str, scope: str) -> list[Path]:
     out: list[Path] = []
     for expanded in _braces(pattern):
+        static = _GLOB_CHARS.split(expanded, maxsplit=1)[0]
+        base_text = static.rsplit("/", 1)[0] if "/" in static else "."
+        if not is_inside(root, base_text or "/"):
+            raise HostError(f"{pattern}: outside {scope}", exit_code=EXIT_USAGE)
+        if ".." in Path(expanded).parts:
+            raise HostError(
+                f"{pattern}: a pattern may not climb with `..`; name the folder it starts in",
+                exit_code=EXIT_USAGE,
+            )
         base = Path("/") if expanded.startswith("/") else Path(".")
         relative = expanded.lstrip("/") if expanded.startswith("/") else expanded
         named_dots = any(_hidden(part) for part in Path(relative).parts)
         for path in sorted(base.glob(relative)):
-            if not path.is_file():
+            if not path.is_file() or not is_inside(root, path):
                 continue
             parts = path.parts
             if not named_dots and any(_hidden(p) for p in parts):
@@ -60,22 +70,37 @@ def _glob(pattern: str) -> list[Path]:
     return out
 
 
-def expand_inputs(arguments: Iterable[str]) -> list[str]:
-    """Paths (and ``-``) in argument order, without duplicates; a pattern matching nothing is an error."""
+def expand_inputs(
+    arguments: Iterable[str], *, root: Path | None = None, scope: str = "the current folder"
+) -> list[str]:
+    """Paths (and ``-``) in argument order, without duplicates; a pattern matching nothing is an error.
+
+    Every path resolves (symlinks followed) inside ``root`` (default: the current
+    folder): a named file outside it is a usage error before anything is read, and
+    a pattern or folder never yields a file outside it.
+    """
+    real_root = os.path.realpath(root if root is not None else Path.cwd())
     seen: set[str] = set()
     out: list[str] = []
     for argument in arguments:
         if argument == "-":
             candidates = ["-"]
+        elif "\x00" in argument:
+            raise HostError(f"{argument!r}: a path cannot hold a NUL byte", exit_code=EXIT_USAGE)
         elif _GLOB_CHARS.search(argument):
-            paths = _glob(argument)
+            paths = _glob(argument, real_root, scope)
             if not paths:
                 raise HostError(f"{argument}: no file matches", exit_code=EXIT_USAGE)
             candidates = [str(p) for p in paths]
-        elif Path(argument).is_dir():
-            candidates = [str(p) for p in _walk(Path(argument))]
         else:
-            candidates = [argument]
+            try:
+                resolve_inside(Path(real_root), argument, relative_to=Path.cwd(), scope=scope)
+            except Outside as err:
+                raise HostError(str(err), exit_code=EXIT_USAGE) from None
+            if Path(argument).is_dir():
+                candidates = [str(p) for p in _walk(Path(argument), real_root)]
+            else:
+                candidates = [argument]
         for candidate in candidates:
             if candidate not in seen:
                 seen.add(candidate)

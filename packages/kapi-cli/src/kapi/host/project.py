@@ -296,12 +296,19 @@ def _declared_bundles(raw: Mapping[str, Any]) -> dict[str, str]:
 
 
 def _walk(root: Path) -> Iterator[str]:
+    """Every file below the root, as slash paths; links that lead outside it are left out."""
+    from kapi.formats.containment import is_inside
+
+    real_root = os.path.realpath(root)
     for current, dirs, files in os.walk(root):
         dirs[:] = sorted(
             d for d in dirs if not d.startswith(".") and d not in ("node_modules", "__pycache__")
         )
         for name in sorted(files):
             if name.startswith(".") or name.startswith(("~$", "._")):
+                continue
+            path = os.path.join(current, name)
+            if os.path.islink(path) and not is_inside(real_root, path):
                 continue
             yield (Path(current) / name).relative_to(root).as_posix()
 
@@ -670,6 +677,22 @@ def _collection(node: Any, index: int, path: Path, warnings: list[str]) -> Colle
     )
 
 
+def _stays_inside(node: Mapping[str, Any], name: str, path: Path, key: str) -> None:
+    """A content glob, target template or base names files inside the project, never above it."""
+    value = node.get(name)
+    if not isinstance(value, str) or not value:
+        return
+    parts = value.replace("\\", "/").split("/")
+    if value.startswith(("/", "~")) or ".." in parts or (len(value) > 1 and value[1] == ":"):
+        raise RecipeError(
+            f"{value!r} leads outside the project; name paths relative to the folder of "
+            "kapi.yaml, without `..`",
+            path=path,
+            line=_line(node, name),
+            key=f"{key}.{name}",
+        )
+
+
 def _item(
     node: Any, key: str, path: Path, base: str, warnings: list[str], *, bare: bool
 ) -> ContentItem:
@@ -693,6 +716,8 @@ def _item(
     format_value = node.get("format") or ""
     if isinstance(format_value, Mapping):
         format_value = format_value.get("name") or ""
+    for name in ("path", "target", "base"):
+        _stays_inside(node, name, path, key)
 
     def join(part: str) -> str:
         return f"{base.rstrip('/')}/{part}" if base and part else part

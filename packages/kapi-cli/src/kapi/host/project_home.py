@@ -27,6 +27,8 @@ __all__ = ["ProjectHome"]
 class ProjectHome(FileHome):
     """A file home that knows the project's target templates."""
 
+    scope = "the project"
+
     def __init__(self, project: Project) -> None:
         super().__init__(project.root, locale=project.source_language)
         self.project = project
@@ -52,7 +54,7 @@ class ProjectHome(FileHome):
             document = _relocale(document, source_language)
         joined: list[JoinedFile] = []
         for language, relpath in sorted(paths.items()):
-            file_path = self.root / relpath
+            file_path = self.path_for(relpath)  # a template may not lead outside the project
             if not file_path.exists():
                 joined.append(JoinedFile(file=relpath, edition=language, head=None))
                 continue

@@ -4,25 +4,39 @@ Reading detects the format and reads through its codec. Writing locks the
 files' folders in a fixed order, re-checks that every file is still the one
 staged, then writes each through a temporary file in the same folder
 (fsync, then rename over the original, keeping its permissions). Two
-``kapi apply`` runs on the same files cannot interleave.
+``kapi apply`` runs on the same files cannot interleave; a run waits a
+bounded time for a folder another holds, and removes, under the lock, the
+temporaries a killed run left there.
 """
 
 from __future__ import annotations
 
 import contextlib
 import difflib
+import errno
 import os
+import random
+import re
+import secrets
 import stat
-import tempfile
-from collections.abc import Iterator, Sequence
+import time
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from kapi.core.change.errors import ChangeError, ErrorCode
-from kapi.core.change.ports import CommitOutcome, DocChanged, Staged, Write, digest
+from kapi.core.change.ports import (
+    CommitOutcome,
+    CommitRefused,
+    DocChanged,
+    Staged,
+    Write,
+    digest,
+)
 from kapi.core.edittext import render_edit_text
 from kapi.core.format import DEFAULT_LIMITS, FormatError, Limits
 from kapi.core.model import Document
 from kapi.formats import registry
+from kapi.formats.containment import Outside, file_kind, inside, resolve_inside
 from kapi.formats.verify import verify_written
 
 try:  # POSIX advisory locks; elsewhere writes are still atomic, just not serialised
@@ -30,31 +44,21 @@ try:  # POSIX advisory locks; elsewhere writes are still atomic, just not serial
 except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["FileHome", "read_file"]
+__all__ = ["LOCK_WAIT_SECONDS", "FileHome", "read_file", "read_regular"]
+
+LOCK_WAIT_SECONDS = 5.0
+"""How long a commit waits for folders another run holds before it reports the file changed."""
+
+TEMPORARY_SUFFIX = ".kapi-tmp"
+# ours are 8 hex digits; earlier builds' (tempfile.mkstemp) are 8 of [a-z0-9_]
+_TEMPORARY = re.compile(r"\..+\.[a-z0-9_]{8}" + re.escape(TEMPORARY_SUFFIX))
 
 
 def read_file(
     path: Path, *, display: str, locale: str, limits: Limits = DEFAULT_LIMITS
 ) -> tuple[bytes, Document, registry.FormatSpec]:
     """Read one file into a document: ``(bytes, document, format)``; raises FormatError."""
-    try:
-        size = path.stat().st_size
-    except FileNotFoundError:
-        raise FormatError("no such file", path=display, code="not_found") from None
-    except OSError as err:
-        raise FormatError(f"cannot read: {err.strerror}", path=display) from None
-    if size > limits.max_bytes:
-        raise FormatError(
-            f"file is {size} bytes; the limit is {limits.max_bytes}",
-            path=display,
-            code="budget_exceeded",
-        )
-    try:
-        data = path.read_bytes()
-    except IsADirectoryError:
-        raise FormatError("is a folder, not a file", path=display) from None
-    except OSError as err:
-        raise FormatError(f"cannot read: {err.strerror}", path=display) from None
+    data = read_regular(path, display=display, limits=limits)
     try:
         spec = registry.detect(display, data[:4096])
     except registry.UnknownFormat as err:
@@ -64,10 +68,72 @@ def read_file(
     return data, document, spec
 
 
+def read_regular(path: Path, *, display: str, limits: Limits = DEFAULT_LIMITS) -> bytes:
+    """The bytes of a regular file, at most ``limits.max_bytes`` of them; raises FormatError.
+
+    A folder, FIFO, socket or device is refused from its ``stat`` alone; the
+    file is then opened without blocking and checked again, so nothing that
+    can hang or stream forever is ever read.
+    """
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        raise FormatError("no such file", path=display, code="not_found") from None
+    except (OSError, ValueError) as err:
+        raise FormatError(f"cannot read: {_reason(err)}", path=display) from None
+    _refuse_special(info.st_mode, display)
+    if info.st_size > limits.max_bytes:
+        raise FormatError(
+            f"file is {info.st_size} bytes; the limit is {limits.max_bytes}",
+            path=display,
+            code="budget_exceeded",
+        )
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    try:
+        handle = os.open(path, flags | getattr(os, "O_CLOEXEC", 0))
+    except OSError as err:
+        raise FormatError(f"cannot read: {_reason(err)}", path=display) from None
+    try:
+        _refuse_special(os.fstat(handle).st_mode, display)
+        chunks: list[bytes] = []
+        total = 0
+        while True:
+            chunk = os.read(handle, 1 << 20)
+            if not chunk:
+                break
+            total += len(chunk)
+            if total > limits.max_bytes:
+                raise FormatError(
+                    f"file is over {limits.max_bytes} bytes, the limit",
+                    path=display,
+                    code="budget_exceeded",
+                )
+            chunks.append(chunk)
+    except OSError as err:
+        raise FormatError(f"cannot read: {_reason(err)}", path=display) from None
+    finally:
+        os.close(handle)
+    return b"".join(chunks)
+
+
+def _refuse_special(mode: int, display: str) -> None:
+    kind = file_kind(mode)
+    if kind is not None:
+        raise FormatError(f"is {kind}, not a file kapi can read", path=display)
+
+
+def _reason(err: BaseException) -> str:
+    if isinstance(err, OSError) and err.strerror:
+        return err.strerror
+    return str(err)
+
+
 class FileHome:
     """Documents as files below ``root`` (keys are slash paths relative to it)."""
 
     kind = "file"
+
+    scope = "the working folder"  # how a refusal names the root
 
     def __init__(self, root: Path, *, locale: str = "en", limits: Limits = DEFAULT_LIMITS) -> None:
         self.root = root.resolve()
@@ -78,15 +144,15 @@ class FileHome:
     # --- keys and paths ----------------------------------------------------------------
 
     def key_for(self, path: Path) -> str:
-        """The document key of a path: relative to the root, else absolute."""
-        absolute = path if path.is_absolute() else (Path.cwd() / path)
-        absolute = Path(os.path.normpath(absolute))
-        try:
-            return absolute.relative_to(self.root).as_posix()
-        except ValueError:
-            return absolute.as_posix()
+        """The document key of a path (relative to the current folder): a slash path below the root.
+
+        Symlinks are followed, so two spellings of one file give one key.
+        Raises :class:`ChangeError` ``invalid`` for a path outside the root.
+        """
+        return inside(self.root, self._contained(os.fspath(path), Path.cwd(), "path"))
 
     def path_for(self, doc: str) -> Path:
+        """The file a document key names; raises ``invalid`` (``at/doc``) for one outside the root."""
         if "!" in doc:
             raise ChangeError.of(
                 ErrorCode.UNSUPPORTED,
@@ -94,8 +160,20 @@ class FileHome:
                 capability="edition",
                 field="at/doc",
             )
-        path = Path(doc)
-        return path if path.is_absolute() else self.root / path
+        if os.path.isabs(doc):
+            raise ChangeError.of(
+                ErrorCode.INVALID,
+                f"{_shown(doc)}: outside {self.scope}; a document is a path relative to "
+                "it, as a read reports it",
+                field="at/doc",
+            )
+        return self._contained(doc, self.root, "at/doc")
+
+    def _contained(self, name: str, base: Path, field: str) -> Path:
+        try:
+            return resolve_inside(self.root, name, relative_to=base, scope=self.scope)
+        except Outside as err:
+            raise ChangeError.of(ErrorCode.INVALID, str(err), field=field) from None
 
     # --- the DocumentHome port ---------------------------------------------------------
 
@@ -155,27 +233,108 @@ class FileHome:
         return "".join(difflib.unified_diff(old_lines, new_lines, f"a/{key}", f"b/{key}"))
 
     def commit(self, writes: Sequence[Write]) -> CommitOutcome:
+        """Write every file or none: temporaries first, then renames, undone if one fails."""
         ordered = sorted(writes, key=lambda write: write.key)
         paths = {write.key: self.path_for(write.key) for write in ordered}
         folders = sorted({str(path.parent) for path in paths.values() if path.parent.exists()})
-        with _locked(folders):
+        with _locked(folders, paths):
+            _sweep_temporaries(folders)
+            before: dict[str, bytes | None] = {}
             for write in ordered:
                 path = paths[write.key]
-                current = digest(path.read_bytes()) if path.exists() else None
-                if current != write.head:
+                current = path.read_bytes() if path.exists() else None
+                if (digest(current) if current is not None else None) != write.head:
                     raise DocChanged(write.key)
-            written: dict[str, str | None] = {write.key: None for write in ordered}
-            for write in ordered:
+                before[write.key] = current
+                _refuse_read_only(write.key, path)
+            temporaries: list[tuple[Write, str]] = []
+            try:
+                for write in ordered:
+                    path = paths[write.key]
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    temporaries.append((write, _write_temporary(path, write.data)))
+            except OSError as err:
+                _discard(temporary for _, temporary in temporaries)
+                raise _refusal(write.key, err) from None
+            landed: list[Write] = []
+            for position, (write, temporary) in enumerate(temporaries):
                 try:
-                    paths[write.key].parent.mkdir(parents=True, exist_ok=True)
-                    _atomic_write(paths[write.key], write.data)
+                    os.replace(temporary, paths[write.key])
                 except OSError as err:
+                    _discard(t for _, t in temporaries[position:])
+                    unrestored = self._restore(landed, paths, before)
+                    if not unrestored:
+                        raise _refusal(write.key, err) from None
+                    written = {w.key: digest(w.data) for w in landed if w.key in unrestored}
                     return CommitOutcome(
-                        written=written, error=f"{write.key}: {err.strerror or err}"
+                        written={w.key: written.get(w.key) for w in ordered},
+                        error=f"{write.key}: {_reason(err)}; "
+                        f"{', '.join(sorted(unrestored))} could not be restored",
                     )
-                written[write.key] = digest(write.data)
+                landed.append(write)
+            for folder in {str(paths[w.key].parent) for w in ordered}:
+                _sync_folder(folder)
+            for write in ordered:
                 self._original[write.key] = write.data
-        return CommitOutcome(written=written)
+        return CommitOutcome(written={write.key: digest(write.data) for write in ordered})
+
+    def _restore(
+        self, landed: Sequence[Write], paths: dict[str, Path], before: dict[str, bytes | None]
+    ) -> set[str]:
+        """Put back the files already renamed into place; the keys that could not be."""
+        failed: set[str] = set()
+        for write in landed:
+            path, original = paths[write.key], before[write.key]
+            try:
+                if original is None:
+                    path.unlink()
+                else:
+                    _atomic_write(path, original)
+            except OSError:
+                failed.add(write.key)
+        return failed
+
+
+_NOT_PERMITTED = {errno.EACCES, errno.EPERM, errno.EROFS}
+
+
+def _refusal(key: str, err: OSError) -> CommitRefused:
+    """A write the file system refused: ``not_permitted`` for permissions, else ``unreachable``."""
+    name = errno.errorcode.get(err.errno or 0, "")
+    reason = f"{_reason(err)} ({name})" if name else _reason(err)
+    code = "not_permitted" if err.errno in _NOT_PERMITTED else "unreachable"
+    return CommitRefused(
+        key, code, f"{key}: could not be written: {reason}; every file is as it was"
+    )
+
+
+def _refuse_read_only(key: str, path: Path) -> None:
+    """A file or folder without write permission is a person's choice: refuse, never replace."""
+    for target, what in ((path, "file"), (path.parent, "folder")):
+        try:
+            mode = target.stat().st_mode
+        except FileNotFoundError:
+            continue
+        except OSError as err:
+            raise _refusal(key, err) from None
+        if not mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
+            shown = key if what == "file" else (Path(key).parent.as_posix() or ".")
+            raise CommitRefused(
+                key,
+                "not_permitted",
+                f"{key}: the {what} {shown} is read-only (mode {stat.S_IMODE(mode):04o}); "
+                "make it writable to edit it; every file is as it was",
+            )
+
+
+def _discard(temporaries: Iterable[str]) -> None:
+    for temporary in temporaries:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+
+
+def _shown(text: str) -> str:
+    return text if len(text) <= 200 else text[:200] + "…"
 
 
 def _block_lines(document: Document) -> list[str]:
@@ -188,31 +347,93 @@ def _block_lines(document: Document) -> list[str]:
 
 
 @contextlib.contextmanager
-def _locked(folders: Sequence[str]) -> Iterator[None]:
-    """Hold an exclusive lock on each folder, taken in sorted order (no deadlock)."""
+def _locked(folders: Sequence[str], paths: Mapping[str, Path]) -> Iterator[None]:
+    """Hold an exclusive lock on each folder, taken in sorted order (no deadlock).
+
+    A folder another run holds is waited for, LOCK_WAIT_SECONDS for all of them
+    together; then :class:`DocChanged` names a document in it, so the service
+    reads again and tries once more before it refuses with ``doc_changed``. A
+    lock never blocks forever, and a killed holder's lock goes with its process.
+    """
     handles: list[int] = []
+    deadline = time.monotonic() + LOCK_WAIT_SECONDS
     try:
         for folder in folders:
             if fcntl is None:
                 break
-            handle = os.open(folder, os.O_RDONLY)
+            doc = next((k for k, p in paths.items() if str(p.parent) == folder), folder)
+            try:
+                handle = os.open(folder, os.O_RDONLY)
+            except OSError as err:
+                raise _refusal(doc, err) from None
             handles.append(handle)
-            fcntl.flock(handle, fcntl.LOCK_EX)
+            if not _flock_until(handle, deadline):
+                raise DocChanged(doc)
         yield
     finally:
         for handle in reversed(handles):
             if fcntl is not None:
-                fcntl.flock(handle, fcntl.LOCK_UN)
+                with contextlib.suppress(OSError):
+                    fcntl.flock(handle, fcntl.LOCK_UN)
             os.close(handle)
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
+def _flock_until(handle: int, deadline: float) -> bool:
+    """Take an exclusive lock, polling until ``deadline``; whether it was taken."""
+    pause = 0.002
+    while True:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            pass
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False
+        # jittered, growing pauses: waiting runs neither spin nor retry in step
+        time.sleep(min(pause * (0.5 + random.random()), left))
+        pause = min(pause * 2, 0.05)
+
+
+def _sweep_temporaries(folders: Sequence[str]) -> None:
+    """Remove the temporaries killed runs left in ``folders``, which this run holds locked.
+
+    A run makes its temporaries only while it holds their folder's lock, so
+    under that lock every temporary there is a dead run's. Without locks
+    (no ``fcntl``) a temporary may be a live run's, and is left alone.
+    """
+    if fcntl is None:
+        return
+    for folder in folders:
+        try:
+            with os.scandir(folder) as entries:
+                names = [e.name for e in entries if e.name.endswith(TEMPORARY_SUFFIX)]
+        except OSError:
+            continue
+        for name in names:
+            if _TEMPORARY.fullmatch(name):
+                with contextlib.suppress(OSError):
+                    os.unlink(os.path.join(folder, name))
+
+
+def _create_temporary(path: Path) -> tuple[int, str]:
+    """A new file ``.<name>.<8 hex>.kapi-tmp`` beside ``path``, open for writing (mode 0600)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    while True:
+        name = f".{path.name[:200]}.{secrets.token_hex(4)}{TEMPORARY_SUFFIX}"
+        temporary = os.path.join(path.parent, name)
+        try:
+            return os.open(temporary, flags, 0o600), temporary
+        except FileExistsError:
+            continue
+
+
+def _write_temporary(path: Path, data: bytes) -> str:
+    """``data`` in a synced temporary file beside ``path``, with ``path``'s permissions."""
     mode = None
     with contextlib.suppress(FileNotFoundError):
         mode = stat.S_IMODE(path.stat().st_mode)
-    handle, temporary = tempfile.mkstemp(
-        prefix=f".{path.name}.", suffix=".kapi-tmp", dir=path.parent
-    )
+    handle, temporary = _create_temporary(path)
     try:
         with os.fdopen(handle, "wb") as out:
             out.write(data)
@@ -220,14 +441,28 @@ def _atomic_write(path: Path, data: bytes) -> None:
             os.fsync(out.fileno())
         if mode is not None:
             os.chmod(temporary, mode)
-        os.replace(temporary, path)
     except BaseException:
-        with contextlib.suppress(FileNotFoundError):
+        with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
+    return temporary
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    temporary = _write_temporary(path, data)
+    try:
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+    _sync_folder(str(path.parent))
+
+
+def _sync_folder(folder: str) -> None:
     with contextlib.suppress(OSError):
-        folder = os.open(path.parent, os.O_RDONLY)
+        handle = os.open(folder, os.O_RDONLY)
         try:
-            os.fsync(folder)
+            os.fsync(handle)
         finally:
-            os.close(folder)
+            os.close(handle)

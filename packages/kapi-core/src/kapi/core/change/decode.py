@@ -355,8 +355,15 @@ def _need(value: str, path: _Path, what: str) -> list[Fault]:
     return [] if value else [(path, f"names no {what}")]
 
 
+def _check_doc(doc: str, path: _Path) -> list[Fault]:
+    """A document path: present, and no NUL byte (no file system can name one)."""
+    if "\x00" in doc:
+        return [((*path, "doc"), "holds a NUL byte; no file is named that way")]
+    return _need(doc, (*path, "doc"), "document; give its path as a read reports it")
+
+
 def _check_ref(ref: Ref, path: _Path) -> tuple[Ref, list[Fault]]:
-    faults = _need(ref.doc, (*path, "doc"), "document; give its path as a read reports it")
+    faults = _check_doc(ref.doc, path)
     faults += _need(ref.block, (*path, "block"), "block; give the block key a read reports")
     if ref.edition:
         try:
@@ -371,7 +378,7 @@ def _edition_message(exc: EditionKeyError) -> str:
 
 
 def _check_block_ref(ref: BlockRef, path: _Path) -> list[Fault]:
-    return _need(ref.doc, (*path, "doc"), "document; give its path as a read reports it") + _need(
+    return _check_doc(ref.doc, path) + _need(
         ref.block, (*path, "block"), "block; give the block key a read reports"
     )
 
@@ -554,7 +561,7 @@ def _check_edition_content(content: EditionContent, path: _Path) -> list[Fault]:
 
 
 def _check_insert_block(op: InsertBlock, path: _Path) -> tuple[Op, list[Fault]]:
-    faults = _need(op.doc, (*path, "doc"), "document; give its path as a read reports it")
+    faults = _check_doc(op.doc, path)
     if op.after is not None and op.before is not None:
         faults.append((path, "insert_block takes after or before, not both"))
     if not op.editions:
@@ -577,7 +584,7 @@ def _check_delete_block(op: DeleteBlock, path: _Path) -> tuple[Op, list[Fault]]:
 
 
 def _check_native(op: Native, path: _Path) -> tuple[Op, list[Fault]]:
-    faults = _need(op.doc, (*path, "doc"), "document; give its path as a read reports it")
+    faults = _check_doc(op.doc, path)
     if not _DIGEST.fullmatch(op.if_match):
         faults.append(
             (

@@ -25,6 +25,7 @@ __all__ = [
     "AssetSink",
     "CommitCheck",
     "CommitOutcome",
+    "CommitRefused",
     "DocChanged",
     "DocumentHome",
     "EditionCheck",
@@ -114,7 +115,21 @@ class CommitOutcome:
     """What a commit wrote: per document key, the digest written (``None`` if not)."""
 
     written: dict[str, str | None]
-    error: str | None = None  # an I/O error after some files were written (partial)
+    error: str | None = None  # files landed, then one failed and could not be restored
+
+
+class CommitRefused(Exception):
+    """The home could not write the set and every file is as it was (no space, read-only…).
+
+    ``code`` is a change-contract error code; ``file`` the key of the file that
+    could not be written; ``message`` names the file and the reason.
+    """
+
+    def __init__(self, file: str, code: str, message: str) -> None:
+        super().__init__(message)
+        self.file = file
+        self.code = code
+        self.message = message
 
 
 class DocChanged(Exception):

@@ -56,6 +56,7 @@ from kapi.core.change.ports import (
     Actor,
     AssetSink,
     CommitCheck,
+    CommitRefused,
     DocChanged,
     DocumentHome,
     GovernanceFiles,
@@ -146,7 +147,7 @@ class ChangeService:
                     decisions.append((index, op, result.before))
                 outcomes[index] = result
             except ChangeError as err:
-                refusals[index] = err.info
+                refusals[index] = _pointed(err.info, index)
                 if isinstance(err.current, Current):
                     currents[index] = err.current
 
@@ -238,7 +239,12 @@ class ChangeService:
         written: dict[str, str | None] = {}
         io_error: str | None = None
         if writes:
-            commit = self.home.commit(writes)  # raises DocChanged for a retry
+            try:
+                commit = self.home.commit(writes)  # raises DocChanged for a retry
+            except CommitRefused as refused:
+                index = _op_for_file(change_set, plans, rendered, refused.file)
+                info = ErrorInfo(code=ErrorCode(refused.code), message=refused.message)
+                return _refused(change_set, {index: info}, {}, docs=_doc_results(plans, {}, {}, {}))
             written = commit.written
             io_error = commit.error
 
@@ -670,10 +676,31 @@ def _op_for_block(plan: DocPlan, block_id: str) -> int:
     return min(plan.changed.values(), default=0)
 
 
+def _pointed(info: ErrorInfo, index: int) -> ErrorInfo:
+    """A refusal of the document an op names points at it (``/ops/N/at/doc``)."""
+    if info.pointer is None and info.field in ("at/doc", "doc"):
+        return evolve(info, pointer=f"/ops/{index}/{info.field}")
+    return info
+
+
+def _op_for_file(
+    change_set: ChangeSet,
+    plans: dict[str, DocPlan],
+    rendered: dict[str, list[Write]],
+    file: str,
+) -> int:
+    """The first op whose document writes ``file`` (0 when none names it)."""
+    docs = {doc for doc, files in rendered.items() if any(w.key == file for w in files)}
+    for index, op in enumerate(change_set.ops):
+        if _op_doc(op, plans) in docs:
+            return index
+    return 0
+
+
 def _op_doc(op: Op, plans: dict[str, DocPlan]) -> str | None:
     doc = getattr(op, "doc", None) or getattr(getattr(op, "at", None), "doc", None)
     for key, plan in plans.items():
-        if doc in (key, plan.staged.file):
+        if doc in (key, plan.staged.file) or (doc and plan.staged.joined_file(doc)):
             return key
     return doc
 
