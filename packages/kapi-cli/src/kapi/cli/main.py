@@ -179,9 +179,12 @@ def apply(
         actor = actor_from_env()
     except HostError as err:
         fail(err, as_json=as_json)
-    outcome = apply_change_set(
-        data, actor=actor, workspace=workspace_of(source_lang), dry_run=dry_run, gate=gate
-    )
+    try:
+        outcome = apply_change_set(
+            data, actor=actor, workspace=workspace_of(source_lang), dry_run=dry_run, gate=gate
+        )
+    except HostError as err:  # e.g. the project store cannot be opened, or is busy
+        fail(err, as_json=as_json)
     for notice in outcome.notices:
         warn(f"note: {notice}")
     _print_result(outcome.result, as_json=as_json, dry_run=dry_run)
@@ -375,6 +378,8 @@ def main() -> None:
         sys.exit(err.exit_code)
     except click.exceptions.Exit as done:
         sys.exit(done.exit_code)
+    except HostError as err:  # a verb that did not catch its own: still a message, not a traceback
+        fail(err)
     except KeyboardInterrupt:
         click.echo("Interrupted.", err=True)
         sys.exit(130)

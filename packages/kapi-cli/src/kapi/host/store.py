@@ -3,14 +3,17 @@
 Terms, content memory, the context operation log, review decisions, change
 records and agent presence. WAL mode, foreign keys, a busy timeout so several
 processes can read and write at once, and versioned migrations recorded in
-``schema_migrations``. Files stay the truth for content; terms a person edits
-can be exported to a bundle and imported again.
+``schema_migrations``, applied inside one write transaction so two first runs
+never create the same table twice. Files stay the truth for content; terms a
+person edits can be exported to a bundle and imported again.
 """
 
 from __future__ import annotations
 
 import json
+import random
 import sqlite3
+import time
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -24,11 +27,14 @@ from kapi.core.change.result import Result
 from kapi.core.edition import EditionKey, EditionKeyError
 from kapi.core.governance.terms import Concept, concept_id_for
 from kapi.core.governance.terms import Term as StoreTerm
-from kapi.host.errors import EXIT_ERROR, HostError
+from kapi.host.errors import EXIT_ERROR, EXIT_GATE, HostError
 
-__all__ = ["AGENT_SESSION_RETENTION", "MIGRATIONS", "ProjectStore", "now"]
+__all__ = ["AGENT_SESSION_RETENTION", "BUSY_WAIT_SECONDS", "MIGRATIONS", "ProjectStore", "now"]
 
 AGENT_SESSION_RETENTION = timedelta(days=7)
+
+BUSY_WAIT_SECONDS = 5.0
+"""How long a run waits for another process's hold on the store before it stops (exit 3)."""
 
 MIGRATIONS: tuple[tuple[int, str, str], ...] = (
     (
@@ -126,47 +132,90 @@ def now() -> str:
 
 
 class ProjectStore:
-    """The SQLite store of one project (``.kapi/project.db``)."""
+    """The SQLite store of one project (``.kapi/project.db``).
 
-    def __init__(self, path: Path, *, project: str = "", source_language: str = "en") -> None:
+    ``display`` names the file in errors (the path relative to the project);
+    every failure to open, create or write it is a :class:`HostError`, never a
+    traceback: exit 3 (code ``busy``) when another process held it for longer
+    than :data:`BUSY_WAIT_SECONDS`, exit 1 for anything else (a full disk, an
+    unwritable ``.kapi/``, a damaged file).
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        *,
+        project: str = "",
+        source_language: str = "en",
+        display: str | None = None,
+    ) -> None:
         self.path = path
         self.project = project
         self.source_language = source_language
-        path.parent.mkdir(parents=True, exist_ok=True)
+        self.display = display or str(path)
         try:
-            self._db = sqlite3.connect(
-                path, timeout=10, isolation_level=None, check_same_thread=False
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            folder = Path(self.display).parent.as_posix()
+            reason = (
+                f"{folder} is a file, not a folder; move it away"
+                if path.parent.exists() and not path.parent.is_dir()
+                else f"{err.strerror or err}; {_hint(self.display)}"
             )
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA foreign_keys=ON")
-            self._db.execute("PRAGMA busy_timeout=10000")
-            self._migrate()
-        except sqlite3.DatabaseError as err:
             raise HostError(
-                f"{path}: the project store cannot be opened: {err}", exit_code=EXIT_ERROR
+                f"{self.display}: the project store cannot be created: {reason}",
+                exit_code=EXIT_ERROR,
             ) from None
+        self._db = self._open()
 
     def close(self) -> None:
         self._db.close()
 
     # --- schema ---------------------------------------------------------------------
 
-    def _migrate(self) -> None:
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS schema_migrations "
-            "(version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at TEXT NOT NULL)"
-        )
-        applied = {row[0] for row in self._db.execute("SELECT version FROM schema_migrations")}
-        for version, description, script in MIGRATIONS:
-            if version in applied:
-                continue
-            with self._transaction() as db:
-                for statement in script.split(";"):
-                    if statement.strip():
-                        db.execute(statement)
-                db.execute(
-                    "INSERT INTO schema_migrations VALUES (?, ?, ?)", (version, description, now())
+    def _open(self) -> sqlite3.Connection:
+        """Connect, switch to WAL and migrate, retrying while another process holds the file."""
+        deadline = time.monotonic() + BUSY_WAIT_SECONDS
+        pause = 0.01
+        while True:
+            left = max(deadline - time.monotonic(), 0.05)
+            db: sqlite3.Connection | None = None
+            try:
+                db = sqlite3.connect(
+                    self.path, timeout=left, isolation_level=None, check_same_thread=False
                 )
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA foreign_keys=ON")
+                _migrate(db)
+                db.execute(f"PRAGMA busy_timeout={int(BUSY_WAIT_SECONDS * 1000)}")
+                return db
+            except sqlite3.Error as err:
+                if db is not None:
+                    db.close()
+                if not _busy(err):
+                    raise self._failure("opened", err) from None
+                if time.monotonic() >= deadline:
+                    raise self._busy_error() from None
+            # jittered backoff: two waiting runs should not retry in step
+            time.sleep(pause * (0.5 + random.random()))
+            pause = min(pause * 2, 0.2)
+
+    def _failure(self, doing: str, err: sqlite3.Error) -> HostError:
+        reason = str(err)
+        if getattr(err, "sqlite_errorcode", 0) & 0xFF in _DISK_ERRORS:
+            reason = f"{reason}; {_hint(self.display)}"
+        return HostError(
+            f"{self.display}: the project store cannot be {doing}: {reason}",
+            exit_code=EXIT_ERROR,
+        )
+
+    def _busy_error(self) -> HostError:
+        return HostError(
+            f"{self.display}: the project store is busy: another kapi run held it for more "
+            f"than {BUSY_WAIT_SECONDS:g} seconds; run the command again",
+            exit_code=EXIT_GATE,
+            code="busy",
+        )
 
     def schema_version(self) -> int:
         row = self._db.execute("SELECT MAX(version) FROM schema_migrations").fetchone()
@@ -174,13 +223,25 @@ class ProjectStore:
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
-        self._db.execute("BEGIN IMMEDIATE")
+        """One write transaction (taken at once, so readers never deadlock on an upgrade)."""
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as err:
+            raise self._busy_error() if _busy(err) else self._failure("written", err) from None
         try:
             yield self._db
-        except BaseException:
-            self._db.execute("ROLLBACK")
+        except BaseException as err:
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
+            if isinstance(err, sqlite3.Error):
+                raise self._busy_error() if _busy(err) else self._failure("written", err) from None
             raise
-        self._db.execute("COMMIT")
+        try:
+            self._db.execute("COMMIT")
+        except sqlite3.Error as err:
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
+            raise self._busy_error() if _busy(err) else self._failure("written", err) from None
 
     # --- terms ----------------------------------------------------------------------
 
@@ -476,6 +537,63 @@ class ProjectStore:
             (self.project,),
         )
         return [{"id": r[0], "agent": r[1], "started_at": r[2], "last_seen": r[3]} for r in rows]
+
+
+def _migrate(db: sqlite3.Connection) -> None:
+    """Apply the migrations not yet recorded, all inside one write transaction.
+
+    The applied versions are read again once the write lock is held: a process
+    that created the store a moment earlier is seen, and nothing runs twice.
+    """
+    if _applied(db) >= {version for version, _, _ in MIGRATIONS}:
+        return
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        db.execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations "
+            "(version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at TEXT NOT NULL)"
+        )
+        applied = _applied(db)
+        for version, description, script in MIGRATIONS:
+            if version in applied:
+                continue
+            for statement in script.split(";"):
+                if statement.strip():
+                    db.execute(statement)
+            db.execute(
+                "INSERT INTO schema_migrations VALUES (?, ?, ?)", (version, description, now())
+            )
+        db.execute("COMMIT")
+    except BaseException:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        raise
+
+
+def _applied(db: sqlite3.Connection) -> set[int]:
+    known = db.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
+    ).fetchone()
+    if known is None:
+        return set()
+    return {row[0] for row in db.execute("SELECT version FROM schema_migrations")}
+
+
+def _busy(err: sqlite3.Error) -> bool:
+    """Whether SQLite gave up waiting for another connection (locked or busy)."""
+    code = getattr(err, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+    text = str(err).lower()
+    return "locked" in text or "busy" in text
+
+
+# SQLITE_PERM, SQLITE_READONLY, SQLITE_IOERR, SQLITE_FULL, SQLITE_CANTOPEN
+_DISK_ERRORS = frozenset({3, 8, 10, 13, 14})
+
+
+def _hint(display: str) -> str:
+    return f"check that {Path(display).parent.as_posix()}/ can be written and the disk has room"
 
 
 def _edition(value: str) -> str:

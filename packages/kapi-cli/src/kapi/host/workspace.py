@@ -40,12 +40,15 @@ class Workspace:
 
     @cached_property
     def store(self) -> ProjectStore | None:
+        """The project's store, opened (created, migrated) on first use; raises HostError."""
         if self.project is None:
             return None
+        path = self.project.state_dir / STORE_NAME
         return ProjectStore(
-            self.project.state_dir / STORE_NAME,
+            path,
             project=self.project.id or self.project.name,
             source_language=self.project.source_language,
+            display=path.relative_to(self.project.root).as_posix(),
         )
 
     def home(self) -> FileHome:
