@@ -8,8 +8,12 @@ exact markup it reads and the exact bytes it expects back.
 from __future__ import annotations
 
 import io
+import struct
 import zipfile
-from collections.abc import Mapping
+import zlib
+from collections.abc import Mapping, Sequence
+
+from attrs import frozen
 
 W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 R = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
@@ -272,3 +276,80 @@ def changed_entries(before: bytes, after: bytes) -> list[str]:
     old, new = entries(before), entries(after)
     assert list(old) == list(new)
     return [name for name in old if old[name] != new[name]]
+
+
+# -- zips written byte by byte, whose headers may say anything -------------------------
+
+
+def deflate_repeated(head: bytes, filler: bytes, count: int) -> bytes:
+    """A raw deflate stream of ``head + filler * count``, compressing ``filler`` once.
+
+    A full flush empties the compressor's history, so the compressed filler is the
+    same segment every time and a gigabyte stream costs one megabyte of work.
+    """
+    compressor = zlib.compressobj(9, zlib.DEFLATED, -15)
+    start = compressor.compress(head) + compressor.flush(zlib.Z_FULL_FLUSH)
+    segment = compressor.compress(filler) + compressor.flush(zlib.Z_FULL_FLUSH)
+    return start + segment * count + compressor.flush()
+
+
+def deflate(content: bytes) -> bytes:
+    compressor = zlib.compressobj(6, zlib.DEFLATED, -15)
+    return compressor.compress(content) + compressor.flush()
+
+
+@frozen
+class RawEntry:
+    """A zip entry as its headers declare it: sizes and CRC default to the truth."""
+
+    name: str
+    stream: bytes  # the bytes stored after the local header
+    size: int
+    crc: int
+    method: int = zipfile.ZIP_DEFLATED
+    compressed_size: int | None = None  # declared; default len(stream)
+
+    @classmethod
+    def of(cls, name: str, content: bytes, method: int = zipfile.ZIP_DEFLATED) -> RawEntry:
+        stream = deflate(content) if method == zipfile.ZIP_DEFLATED else content
+        return cls(name, stream, len(content), zlib.crc32(content), method)
+
+
+def raw_zip(items: Sequence[RawEntry], *, directory_copies: int = 1) -> bytes:
+    """A zip whose local and central headers both carry each entry's declared values.
+
+    ``directory_copies`` repeats the central directory records (every copy points at
+    the same local entries), which makes an archive of many entries cheaply.
+    """
+    local = io.BytesIO()
+    records: list[bytes] = []
+    for item in items:
+        name = item.name.encode("utf-8")
+        declared = len(item.stream) if item.compressed_size is None else item.compressed_size
+        fields = (20, 0, item.method, 0, 0x58B1, item.crc, declared, item.size, len(name), 0)
+        offset = local.tell()
+        local.write(struct.pack("<IHHHHHIIIHH", 0x04034B50, *fields) + name + item.stream)
+        records.append(
+            struct.pack("<IH", 0x02014B50, 20)
+            + struct.pack("<HHHHHIIIHH", *fields)
+            + struct.pack("<HHHII", 0, 0, 0, 0, offset)
+            + name
+        )
+    directory = b"".join(records) * directory_copies
+    count = min(len(records) * directory_copies, 0xFFFF)
+    end = struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, count, count, len(directory), local.tell(), 0)
+    return local.getvalue() + directory + end
+
+
+def understated(name: str, content: bytes, filler_mib: int) -> RawEntry:
+    """An entry whose headers declare ``content`` (its size and CRC) while its stream
+    inflates ``filler_mib`` MiB of spaces after it: the zip bomb that lies."""
+    stream = deflate_repeated(content, b" " * (1 << 20), filler_mib)
+    return RawEntry(name, stream, size=len(content), crc=zlib.crc32(content))
+
+
+def raw_package(data: bytes, *replace: RawEntry) -> list[RawEntry]:
+    """The entries of the zip ``data`` as raw entries, those named in ``replace`` swapped."""
+    items = [RawEntry.of(name, content) for name, content in entries(data).items()]
+    named = {entry.name: entry for entry in replace}
+    return [named.pop(item.name, item) for item in items] + list(named.values())

@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import importlib.util
 import io
+import json
+import os
+import random
 import struct
+import subprocess
 import sys
 import zipfile
+import zlib
 from pathlib import Path
 
 import pytest
@@ -48,6 +53,12 @@ para, raw_entries, rels_xml, run, zip_parts = (
     fx.run,
     fx.zip_parts,
 )
+RawEntry, raw_package, raw_zip, understated = (
+    fx.RawEntry,
+    fx.raw_package,
+    fx.raw_zip,
+    fx.understated,
+)
 
 
 def _refused(
@@ -66,25 +77,146 @@ def _refused(
     return caught.value
 
 
-def test_zip_bomb_by_ratio_is_budget_exceeded(tmp_path: Path) -> None:
-    bomb = docx(para(run("Hello")), parts={"word/media/padding.bin": b"\0" * (16 * 1024 * 1024)})
+# -- zip bombs -------------------------------------------------------------------
+
+MIB = 1024 * 1024
+HELLO = para(run("Hello"))
+HEAD = fx.document_xml(HELLO).encode()
+
+
+def raw_docx(body: str, *replace: RawEntry) -> list[RawEntry]:
+    return raw_package(docx(body), *replace)
+
+
+def _lying_document(filler_mib: int) -> RawEntry:
+    """word/document.xml declaring just its XML, then inflating spaces (XML allows them)."""
+    return understated("word/document.xml", HEAD, filler_mib)
+
+
+def _ratio_bomb() -> RawEntry:
+    """word/document.xml declaring 32 MiB from 1 MiB (32 times, under every declared
+    limit) whose deflate stream is 32 KiB of that MiB: the rest is padding."""
+    stream = fx.deflate_repeated(HEAD, b" " * MIB, 32)
+    crc = zlib.crc32(HEAD)
+    for _ in range(32):
+        crc = zlib.crc32(b" " * MIB, crc)
+    padded = stream + bytes(MIB - len(stream))
+    return RawEntry("word/document.xml", padded, size=len(HEAD) + 32 * MIB, crc=crc)
+
+
+def _many_entries(records: int) -> bytes:
+    """A docx whose central directory repeats its records to ``records`` or a few more."""
+    items = raw_docx(HELLO)
+    return raw_zip(items, directory_copies=-(-records // len(items)))
+
+
+def test_headers_understating_a_part_are_refused_at_the_declared_size(tmp_path: Path) -> None:
+    error = _refused(tmp_path, raw_zip(raw_docx(HELLO, _lying_document(filler_mib=1024))))
+    assert error.code == "budget_exceeded"
+    assert error.capability == "zip-bomb"
+    assert f"part word/document.xml inflates past the {len(HEAD)} bytes its zip headers" in (
+        error.message
+    )
+
+
+def test_declared_sizes_are_never_needed_to_stop_a_bomb() -> None:
+    # A part inflates exactly what it declares, so reading it costs no more than that.
+    package = open_package(raw_zip(raw_docx(HELLO, _lying_document(filler_mib=64))), kind="docx")
+    with pytest.raises(FormatError, match="inflates past"):
+        package.read("word/document.xml")
+    honest = open_package(raw_zip(raw_docx(HELLO)), kind="docx")
+    assert honest.read("word/document.xml") == HEAD
+
+
+def test_ratio_is_checked_on_inflated_bytes_against_the_stream_consumed(tmp_path: Path) -> None:
+    error = _refused(tmp_path, raw_zip(raw_docx(HELLO, _ratio_bomb())))
+    assert error.code == "budget_exceeded"
+    assert error.capability == "zip-bomb"
+    assert "part word/document.xml expands more than 200 times (max_ratio)" in error.message
+
+
+def _mostly_zeros(random_bytes: int) -> tuple[bytes, RawEntry]:
+    """4 MiB of random bytes then zeros as word/media/blob.bin; its headers declare
+    twice its compressed size, so only the bytes zlib consumes tell the real ratio."""
+    content = random.Random(7).randbytes(random_bytes) + bytes(4 * MIB - random_bytes)
+    stream = fx.deflate(content)
+    entry = RawEntry(
+        "word/media/blob.bin",
+        stream + bytes(len(stream)),
+        size=len(content),
+        crc=zlib.crc32(content),
+    )
+    return content, entry
+
+
+@pytest.mark.parametrize("random_bytes", [18_000, 15_000], ids=["under-200x", "over-200x"])
+def test_a_part_just_under_the_ratio_is_read_and_just_over_is_refused(random_bytes: int) -> None:
+    content, entry = _mostly_zeros(random_bytes)
+    ratio = len(content) / len(fx.deflate(content))
+    package = open_package(raw_zip(raw_docx(HELLO, entry)), kind="docx")
+    if ratio < 200:
+        assert ratio > 180
+        assert package.read("word/media/blob.bin") == content
+    else:
+        assert ratio < 220
+        with pytest.raises(FormatError, match=r"blob.bin expands more than 200 times") as caught:
+            package.read("word/media/blob.bin")
+        assert caught.value.code == "budget_exceeded"
+
+
+def test_a_bomb_declared_as_one_is_refused_before_inflating(tmp_path: Path) -> None:
+    bomb = docx(HELLO, parts={"word/media/padding.bin": b"\0" * (16 * MIB)})
     error = _refused(tmp_path, bomb)
     assert error.code == "budget_exceeded"
     assert error.capability == "zip-bomb"
-    assert "word/media/padding.bin" in error.message
+    assert "zip entry word/media/padding.bin declares it expands" in error.message
+    assert "max_ratio" in error.message
 
 
-def test_zip_bomb_by_total_size_is_budget_exceeded(tmp_path: Path) -> None:
-    data = docx(para(run("Hello")), parts={"word/media/a.bin": bytes(range(256)) * 4096})
+def test_declared_total_over_the_limit_is_budget_exceeded(tmp_path: Path) -> None:
+    data = docx(HELLO, parts={"word/media/a.bin": bytes(range(256)) * 4096})
     error = _refused(tmp_path, data, codec=DocxFormat(Limits(max_unpacked_bytes=512 * 1024)))
     assert error.code == "budget_exceeded"
-    assert "expands to more than" in error.message
+    assert "declare more than 512 KiB uncompressed in all (max_unpacked_bytes" in error.message
 
 
-def test_too_many_entries_is_budget_exceeded(tmp_path: Path) -> None:
-    data = docx(para(run("Hello")), parts={f"extra/{n}.xml": "<a/>" for n in range(20)})
-    error = _refused(tmp_path, data, codec=DocxFormat(Limits(max_entries=10)))
+def test_a_part_over_the_part_limit_is_refused_before_inflating(tmp_path: Path) -> None:
+    body = "".join(para(run(f"Paragraph {n} of the report.")) for n in range(3000))
+    error = _refused(tmp_path, docx(body), codec=DocxFormat(Limits(max_part_bytes=64 * 1024)))
     assert error.code == "budget_exceeded"
+    assert "part word/document.xml declares" in error.message
+    assert "at most 64 KiB (max_part_bytes)" in error.message
+
+
+def test_entries_are_counted_before_zipfile_reads_the_directory(tmp_path: Path) -> None:
+    error = _refused(tmp_path, _many_entries(70_000))
+    assert error.code == "budget_exceeded"
+    assert "the limit is 65,535 entries (max_zip_entries)" in error.message
+
+
+def test_the_entry_limit_counts_every_entry(tmp_path: Path) -> None:
+    data = docx(HELLO, parts={f"extra/{n}.xml": "<a/>" for n in range(20)})
+    assert len(DocxFormat(Limits(max_zip_entries=25)).read(data).blocks) == 1
+    error = _refused(tmp_path, data, codec=DocxFormat(Limits(max_zip_entries=24)))
+    assert error.code == "budget_exceeded"
+
+
+def test_a_part_kapi_never_reads_is_copied_without_inflating() -> None:
+    # A bomb in an entry no reader parses is not inflated: it is copied as it was.
+    media = RawEntry("word/media/big.bin", _lying_document(1024).stream, size=10, crc=0)
+    data = raw_zip(raw_docx(HELLO, media))
+    out = _edit_first_word(data, "Goodbye")
+    assert raw_entries(out)["word/media/big.bin"] == raw_entries(data)["word/media/big.bin"]
+
+
+def test_a_rewrite_through_zipfile_inflates_within_the_same_budgets() -> None:
+    # Bytes before the first entry send the writer through zipfile, which inflates all.
+    media = RawEntry("word/media/big.bin", _lying_document(1024).stream, size=10, crc=0)
+    data = b"prefix" + raw_zip(raw_docx(HELLO, media))
+    with pytest.raises(FormatError, match=r"word/media/big\.bin inflates past") as caught:
+        _edit_first_word(data, "Goodbye")
+    assert caught.value.code == "budget_exceeded"
+    assert _edit_first_word(b"prefix" + raw_zip(raw_docx(HELLO)), "Goodbye")
 
 
 def test_missing_content_types_is_invalid(tmp_path: Path) -> None:
@@ -160,19 +292,175 @@ def test_legacy_binary_document_is_unsupported(tmp_path: Path) -> None:
     assert error.capability == "legacy-binary"
 
 
-def test_encrypted_zip_entry_is_unsupported(tmp_path: Path) -> None:
-    data = bytearray(docx(para(run("Hello"))))
-    # Set the "encrypted" flag of word/document.xml in its central directory record.
-    end = bytes(data).rfind(b"PK\x05\x06")
-    cursor = struct.unpack("<I", data[end + 16 : end + 20])[0]
+def _record(data: bytes | bytearray, name: str) -> int:
+    """Where the central directory record of entry ``name`` starts."""
+    cursor = struct.unpack("<I", data[-6:-2])[0]  # the directory offset (no archive comment)
     while data[cursor : cursor + 4] == b"PK\x01\x02":
         name_len, extra_len, comment_len = struct.unpack("<HHH", data[cursor + 28 : cursor + 34])
-        if data[cursor + 46 : cursor + 46 + name_len] == b"word/document.xml":
-            data[cursor + 8] |= 0x01
+        if data[cursor + 46 : cursor + 46 + name_len] == name.encode():
+            return cursor
         cursor += 46 + name_len + extra_len + comment_len
-    error = _refused(tmp_path, bytes(data))
+    raise AssertionError(f"no entry {name}")
+
+
+def _patched(data: bytes, name: str, at: int, layout: str, value: int) -> bytes:
+    """``data`` with one field of entry ``name``'s directory record set to ``value``."""
+    patched = bytearray(data)
+    struct.pack_into(layout, patched, _record(patched, name) + at, value)
+    return bytes(patched)
+
+
+def test_encrypted_zip_entry_is_unsupported(tmp_path: Path) -> None:
+    data = docx(HELLO)
+    flags = struct.unpack("<H", data[_record(data, "word/document.xml") + 8 :][:2])[0]
+    error = _refused(tmp_path, _patched(data, "word/document.xml", 8, "<H", flags | 0x1))
     assert error.code == "unsupported"
     assert error.capability == "encrypted"
+
+
+# -- damaged zips -----------------------------------------------------------------
+
+
+def _compressed_span(data: bytes, name: str) -> tuple[int, int]:
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        info = archive.getinfo(name)
+    name_len, extra_len = struct.unpack(
+        "<HH", data[info.header_offset + 26 : info.header_offset + 30]
+    )
+    start = info.header_offset + 30 + name_len + extra_len
+    return start, start + info.compress_size
+
+
+@pytest.mark.parametrize("name", ["[Content_Types].xml", "word/document.xml", "word/styles.xml"])
+def test_bytes_cut_out_of_an_entry_name_that_entry(tmp_path: Path, name: str) -> None:
+    data = docx(HELLO)
+    start, end = _compressed_span(data, name)
+    middle = (start + end) // 2
+    error = _refused(tmp_path, data[:middle] + data[middle + 5 :])
+    assert (error.code, error.capability) == ("invalid", "damaged")
+    assert f"zip entry {name} is damaged" in error.message
+    assert "bytes missing or added" in error.message
+
+
+def test_bytes_added_inside_an_entry_name_that_entry(tmp_path: Path) -> None:
+    data = docx(HELLO)
+    start, _ = _compressed_span(data, "word/document.xml")
+    error = _refused(tmp_path, data[:start] + b"extra" + data[start:])
+    assert "zip entry word/document.xml is damaged" in error.message
+
+
+def test_a_crc_mismatch_is_invalid(tmp_path: Path) -> None:
+    error = _refused(tmp_path, _patched(docx(HELLO), "word/document.xml", 16, "<I", 1234))
+    assert (error.code, error.capability) == ("invalid", "damaged")
+    assert "part word/document.xml fails its CRC check" in error.message
+
+
+def test_a_corrupt_deflate_stream_is_invalid(tmp_path: Path) -> None:
+    data = bytearray(docx(HELLO))
+    start, _ = _compressed_span(bytes(data), "word/document.xml")
+    data[start : start + 8] = b"\xff" * 8
+    error = _refused(tmp_path, bytes(data))
+    assert (error.code, error.capability) == ("invalid", "damaged")
+    assert "part word/document.xml" in error.message
+
+
+def test_a_stream_shorter_than_its_declared_size_is_invalid(tmp_path: Path) -> None:
+    stream = fx.deflate(HEAD)
+    cut = RawEntry("word/document.xml", stream, len(HEAD), zlib.crc32(HEAD), compressed_size=10)
+    error = _refused(tmp_path, raw_zip(raw_docx(HELLO, cut)))
+    assert (error.code, error.capability) == ("invalid", "damaged")
+    assert f"part word/document.xml ends after 0 of the {len(HEAD)} bytes" in error.message
+
+
+def test_a_negative_directory_offset_is_invalid(tmp_path: Path) -> None:
+    data = bytearray(docx(HELLO))
+    struct.pack_into("<I", data, len(data) - 6, len(data))  # the directory "after" the end
+    error = _refused(tmp_path, bytes(data))
+    assert (error.code, error.capability) == ("invalid", "damaged")
+
+
+def test_an_entry_offset_outside_the_file_is_invalid(tmp_path: Path) -> None:
+    error = _refused(tmp_path, _patched(docx(HELLO), "word/styles.xml", 42, "<I", 0xFFFFFFF0))
+    assert (error.code, error.capability) == ("invalid", "damaged")
+    assert "zip entry word/styles.xml is damaged" in error.message
+
+
+def test_a_garbage_central_directory_is_invalid(tmp_path: Path) -> None:
+    data = docx(HELLO)
+    directory = struct.unpack("<I", data[-6:-2])[0]
+    garbage = random.Random(3).randbytes(len(data) - 22 - directory)
+    error = _refused(tmp_path, data[:directory] + garbage + data[-22:])
+    assert (error.code, error.capability) == ("invalid", "damaged")
+
+
+def test_a_local_header_of_another_name_is_invalid(tmp_path: Path) -> None:
+    data = docx(HELLO)
+    other = _patched(
+        data,
+        "word/styles.xml",
+        42,
+        "<I",
+        struct.unpack("<I", data[_record(data, "word/document.xml") + 42 :][:4])[0],
+    )
+    error = _refused(tmp_path, other)
+    assert "zip entry word/styles.xml is damaged" in error.message
+    assert "named 'word/document.xml'" in error.message
+
+
+def test_overlapping_entries_are_invalid(tmp_path: Path) -> None:
+    stream = fx.deflate(HEAD)
+    longer = RawEntry(
+        "word/document.xml", stream, len(HEAD), zlib.crc32(HEAD), compressed_size=len(stream) + 40
+    )
+    items = raw_docx(HELLO, longer)
+    items.sort(key=lambda item: item.name != "word/document.xml")  # first, so others follow it
+    error = _refused(tmp_path, raw_zip(items))
+    assert (error.code, error.capability) == ("invalid", "damaged")
+    assert "overlap" in error.message
+
+
+def test_a_compression_method_ooxml_does_not_allow_is_unsupported(tmp_path: Path) -> None:
+    bzip2 = RawEntry("word/document.xml", b"BZh9", len(HEAD), zlib.crc32(HEAD), method=12)
+    error = _refused(tmp_path, raw_zip(raw_docx(HELLO, bzip2)))
+    assert (error.code, error.capability) == ("unsupported", "compression")
+    assert "word/document.xml" in error.message
+
+
+def test_a_zip_version_zipfile_lacks_is_invalid(tmp_path: Path) -> None:
+    error = _refused(tmp_path, _patched(docx(HELLO), "word/styles.xml", 6, "<B", 90))
+    assert (error.code, error.capability) == ("invalid", "damaged")
+
+
+def _damage(data: bytes, rng: random.Random) -> tuple[str, bytes]:
+    where = rng.randrange(len(data))
+    kind = rng.choice(["cut", "add", "flip", "truncate"])
+    if kind == "cut":
+        return f"cut at {where}", data[:where] + data[where + rng.randint(1, 64) :]
+    if kind == "add":
+        return f"add at {where}", data[:where] + rng.randbytes(rng.randint(1, 64)) + data[where:]
+    if kind == "flip":
+        damaged = bytearray(data)
+        for _ in range(rng.randint(1, 4)):
+            damaged[rng.randrange(len(data))] ^= 1 << rng.randrange(8)
+        return f"flip near {where}", bytes(damaged)
+    return f"truncate at {where}", data[:where]
+
+
+def test_damage_anywhere_is_refused_or_read_never_raised_raw() -> None:
+    rng = random.Random(11)
+    original = _metadata_rich_package()
+    codec = DocxFormat()
+    for _ in range(600):
+        how, data = _damage(original, rng)
+        try:
+            document = codec.read(data)
+            if document.blocks:
+                block = document.blocks[0]
+                codec.write(document.with_blocks((block.with_source((Text("Edited"),)),)))
+        except FormatError as err:
+            assert err.code in {"invalid", "unsupported", "budget_exceeded"}, how
+        except Exception as err:  # any other exception is the bug this looks for
+            pytest.fail(f"{how}: {type(err).__name__}: {err}")
 
 
 def test_invalid_xml_in_a_part_names_part_line_and_column(tmp_path: Path) -> None:
@@ -347,3 +635,102 @@ def test_splicer_applies_nested_replacements_inside_a_rebuilt_range() -> None:
 
     splicer.replace(3, 24, rebuild)
     assert splicer.render() == b"<a><c>keep</c><b>new</b></a>"
+
+
+# -- through the command line ------------------------------------------------------
+
+KAPI = Path(sys.executable).with_name("kapi")
+# A child's peak resident size starts from its parent's at fork, so kapi is started
+# from a fresh, small interpreter, which reports the peak of kapi alone.
+LAUNCHER = """
+import os, sys
+pid = os.posix_spawn(sys.argv[2], sys.argv[2:], os.environ)
+_, status, usage = os.wait4(pid, 0)
+with open(sys.argv[1], "w") as figures:
+    figures.write(str(usage.ru_maxrss))
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
+def _kapi(folder: Path, *args: str) -> tuple[int, str, str, float]:
+    """Run ``kapi`` in ``folder``: exit code, stdout, stderr and its peak resident MiB."""
+    figures = folder / "peak.txt"
+    result = subprocess.run(
+        [sys.executable, "-c", LAUNCHER, str(figures), str(KAPI), *args],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "KAPI_NO_PROJECT": "1", "KAPI_ACTOR": "person"},
+        check=False,
+    )
+    return result.returncode, result.stdout, result.stderr, int(figures.read_text()) / 1024
+
+
+def _office_bomb(case: str) -> tuple[str, bytes, str]:
+    """A bomb the command line is given: file name, bytes, and what the refusal says."""
+    if case == "docx-understated":
+        return (
+            "report.docx",
+            raw_zip(raw_docx(HELLO, _lying_document(1024))),
+            (f"part word/document.xml inflates past the {len(HEAD)} bytes"),
+        )
+    if case == "xlsx-understated":
+        book = fx.xlsx(
+            [("Sheet1", '<row r="1"><c r="A1" t="inlineStr"><is><t>Hello</t></is></c></row>')]
+        )
+        sheet = "xl/worksheets/sheet1.xml"
+        lying = understated(sheet, fx.entries(book)[sheet], 1024)
+        return "book.xlsx", raw_zip(raw_package(book, lying)), f"part {sheet} inflates past"
+    if case == "pptx-understated":
+        deck = fx.pptx([fx.shape(2, para_a("Hello"))])
+        slide = "ppt/slides/slide1.xml"
+        lying = understated(slide, fx.entries(deck)[slide], 1024)
+        return "deck.pptx", raw_zip(raw_package(deck, lying)), f"part {slide} inflates past"
+    if case == "docx-ratio":
+        return (
+            "report.docx",
+            raw_zip(raw_docx(HELLO, _ratio_bomb())),
+            ("part word/document.xml expands more than 200 times (max_ratio)"),
+        )
+    return "report.docx", _many_entries(70_000), "65,535 entries (max_zip_entries)"
+
+
+def para_a(text: str) -> str:
+    return f"<a:p><a:r><a:t>{text}</a:t></a:r></a:p>"
+
+
+@pytest.mark.parametrize(
+    "case",
+    ["docx-understated", "xlsx-understated", "pptx-understated", "docx-ratio", "docx-entries"],
+)
+def test_kapi_inspect_and_apply_refuse_a_bomb_in_bounded_memory(tmp_path: Path, case: str) -> None:
+    name, data, refusal = _office_bomb(case)
+    (tmp_path / name).write_bytes(data)
+    code, stdout, stderr, peak_mib = _kapi(tmp_path, "inspect", name)
+    assert code == 2, stderr
+    assert refusal in stderr
+    assert "Traceback" not in stderr
+    assert stdout.strip() in {"", "[]"}
+    assert peak_mib < 200  # the understated bombs inflate to a GiB
+
+    change = {
+        "ops": [
+            {
+                "op": "replace_text",
+                "at": {"doc": name, "block": "word/document.xml#p1"},
+                "if_match": "r:0000000000000000",
+                "edits": [{"find": "Hello", "text": "Bye"}],
+            }
+        ]
+    }
+    (tmp_path / "change.json").write_text(json.dumps(change))
+    code, stdout, stderr, peak_mib = _kapi(tmp_path, "apply", "--json", "change.json")
+    assert code == 3, stderr
+    result = json.loads(stdout)
+    assert result["status"] == "refused"
+    error = result["ops"][0]["error"]
+    assert error["code"] == "budget_exceeded"
+    assert refusal in error["message"]
+    assert "Traceback" not in stderr
+    assert peak_mib < 200
+    assert (tmp_path / name).read_bytes() == data

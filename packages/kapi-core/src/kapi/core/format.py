@@ -31,7 +31,11 @@ class Limits:
     max_bytes: int = 64 * 1024 * 1024
     max_depth: int = 200
     max_entries: int = 1_000_000
-    # Office containers: total uncompressed size and the ratio that marks a zip bomb.
+    # Office containers, counted on what the zip holds and on the bytes inflated from it,
+    # never on the sizes its headers declare alone: entries in the zip, bytes one part
+    # inflates to, bytes declared and inflated in all, and the ratio that marks a zip bomb.
+    max_zip_entries: int = 65_535
+    max_part_bytes: int = 64 * 1024 * 1024
     max_unpacked_bytes: int = 512 * 1024 * 1024
     max_ratio: int = 200
 

@@ -6,13 +6,17 @@ Opening refuses, with a :class:`~kapi.core.format.FormatError`:
   an encrypted (password-protected) document (``unsupported``, reason
   ``encrypted``), any other OLE file a legacy binary ``.doc/.xls/.ppt``
   (``unsupported``, ``legacy-binary``), anything else ``unsupported``
-  (``not-zip``); a damaged zip (``PK`` signature, unreadable directory) ``invalid``;
-* a zip bomb (``budget_exceeded``): more than ``Limits.max_unpacked_bytes``
-  uncompressed in all, an entry over 1 MiB that expands more than
-  ``Limits.max_ratio`` times, more than ``Limits.max_entries`` entries, or a
-  file over ``Limits.max_bytes``; reads never inflate past an entry's declared
-  size (zipfile stops there and checks the CRC);
-* an encrypted zip entry, a duplicate entry name, a missing
+  (``not-zip``); a damaged zip (``PK`` signature, unreadable directory, an
+  entry whose local header or data lie outside the file or overlap another's)
+  ``invalid``, the entry named;
+* a zip bomb (``budget_exceeded``, reason ``zip-bomb``), on what the file
+  holds, before anything is inflated: a file over ``Limits.max_bytes``, more
+  than ``Limits.max_zip_entries`` directory records (counted in the bytes,
+  before ``zipfile`` builds one object per record), entries declaring more
+  than ``Limits.max_unpacked_bytes`` in all, an entry over 1 MiB declaring
+  more than ``Limits.max_ratio`` times its compressed size;
+* an encrypted zip entry, a compression method other than stored or deflate
+  (``unsupported``), a duplicate entry name, a missing
   ``[Content_Types].xml`` or ``_rels/.rels``, no main document relationship, a
   relationship to a part the reader needs that is not in the zip (a dangling
   relationship), or a main part of another kind (an ``.xlsx`` named ``.docx``)
@@ -20,13 +24,24 @@ Opening refuses, with a :class:`~kapi.core.format.FormatError`:
 * XML that is not well-formed in a part the reader parses (``invalid``, the
   part named in the message, line and column set).
 
+Only the parts a reader parses are inflated, and :meth:`OfficePackage.read`
+counts their bytes as zlib hands them out, in chunks, trusting no header: it
+stops, ``budget_exceeded``, as soon as a part passes the size its headers
+declare, ``Limits.max_part_bytes``, or the ``Limits.max_unpacked_bytes`` left
+for the package, or (past its first MiB) expands more than ``Limits.max_ratio``
+times the compressed bytes zlib has consumed; a part ending short of its
+declared size, a corrupt stream or a CRC mismatch is ``invalid``. So memory
+stays within a part's declared size, and a bomb is refused after at most one
+chunk past a limit.
+
 The reason is in ``FormatError.capability``. Writing copies every entry the
-edit did not touch as it was: same name and order, local header and
-compressed bytes verbatim, central directory record (date, attributes,
-creator system, extra field, comment) kept, only offsets updated. An edited
-part is compressed with its original method and level flag. An archive this
-byte-copy cannot represent (zip64, a prefix before the first entry) is
-rewritten entry by entry through ``zipfile`` with the same metadata instead.
+edit did not touch as it was, without inflating it: same name and order,
+local header and compressed bytes verbatim, central directory record (date,
+attributes, creator system, extra field, comment) kept, only offsets
+updated. An edited part is compressed with its original method and level
+flag. An archive this byte-copy cannot represent (zip64, a prefix before the
+first entry) is rewritten entry by entry through ``zipfile`` with the same
+metadata instead, every entry inflated through the same budgets.
 """
 
 from __future__ import annotations
@@ -37,6 +52,7 @@ import struct
 import zipfile
 import zlib
 from collections.abc import Callable, Mapping
+from itertools import pairwise
 from urllib.parse import unquote
 
 from attrs import frozen
@@ -55,7 +71,28 @@ __all__ = [
 ]
 
 _OLE_SIGNATURE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
-_RATIO_FLOOR = 1024 * 1024  # below this, a high ratio is ordinary XML
+_MIB = 1024 * 1024
+_RATIO_FLOOR = _MIB  # below this, a high ratio is ordinary XML
+_IN_CHUNK = 64 * 1024  # compressed bytes handed to zlib at a time
+_OUT_CHUNK = 256 * 1024  # the most one zlib call inflates
+_CENTRAL_RECORD = b"PK\x01\x02"
+_LOCAL = struct.Struct("<IHHHHHIIIHH")  # a local file header
+_LOCAL_RECORD = 0x04034B50
+# Everything zipfile raises on a damaged directory: a negative or huge offset
+# (ValueError, OverflowError), a short record (struct.error, EOFError), a
+# name that is not UTF-8 (UnicodeDecodeError, a ValueError), an unknown zip
+# version (NotImplementedError), a bad zip64 field.
+_DIRECTORY_ERRORS = (
+    zipfile.BadZipFile,
+    zipfile.LargeZipFile,
+    ValueError,
+    OverflowError,
+    OSError,
+    EOFError,
+    IndexError,
+    NotImplementedError,
+    struct.error,
+)
 _OFFICE_DOCUMENT = "/officeDocument"
 
 # Main part content types by package kind (transitional, strict, macro, template).
@@ -83,12 +120,22 @@ class Relationship:
 class OfficePackage:
     """An opened OOXML package: its entries, content types and relationships."""
 
-    def __init__(self, data: bytes, archive: zipfile.ZipFile, *, path: str, limits: Limits) -> None:
+    def __init__(
+        self,
+        data: bytes,
+        archive: zipfile.ZipFile,
+        *,
+        path: str,
+        limits: Limits,
+        spans: Mapping[str, tuple[int, int]],
+    ) -> None:
         self.data = data
         self.archive = archive
         self.path = path
         self.limits = limits
         self.infos = archive.infolist()
+        self._spans = spans  # entry name -> (start, end) of its compressed bytes
+        self._inflated: dict[str, int] = {}  # entry name -> bytes it inflated to
         self._by_name = {info.filename: info for info in self.infos}
         # Part names are case-insensitive; some writers also use backslashes.
         self._by_lower = {
@@ -109,23 +156,45 @@ class OfficePackage:
         return self._by_lower.get(name.lower())
 
     def read(self, name: str) -> bytes:
-        """A part's uncompressed bytes."""
+        """A part's uncompressed bytes, inflated within the package's budgets."""
         entry = self.find(name)
         if entry is None:
             raise FormatError(f"part {name} is missing", path=self.path, capability="missing-part")
-        try:
-            return self.archive.read(entry)
-        except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as err:
-            raise FormatError(
-                f"part {name} cannot be inflated: {err}", path=self.path, capability="damaged"
-            ) from None
-        except NotImplementedError as err:
-            raise FormatError(
-                f"part {name} uses a compression method this reader lacks: {err}",
-                path=self.path,
-                code="unsupported",
-                capability="compression",
-            ) from None
+        info = self._by_name[entry]
+        inflated_elsewhere = sum(self._inflated.values()) - self._inflated.get(entry, 0)
+        content = self._inflate(info, inflated_elsewhere)
+        self._inflated[entry] = len(content)
+        return content
+
+    def _inflate(self, info: zipfile.ZipInfo, inflated_elsewhere: int) -> bytes:
+        name, limits, declared = info.filename, self.limits, info.file_size
+        if declared > limits.max_part_bytes:
+            raise _bomb(
+                f"part {name} declares {_size(declared)} uncompressed; one part may inflate "
+                f"to at most {_size(limits.max_part_bytes)} (max_part_bytes)",
+                self.path,
+            )
+        if inflated_elsewhere + declared > limits.max_unpacked_bytes:
+            raise _bomb(
+                f"part {name} ({_size(declared)}) would take what is inflated from the zip "
+                f"past {_size(limits.max_unpacked_bytes)} (max_unpacked_bytes)",
+                self.path,
+            )
+        start, end = self._spans[name]
+        stream = memoryview(self.data)[start:end]
+        if info.compress_type == zipfile.ZIP_STORED:
+            if len(stream) != declared:
+                raise _damaged(
+                    f"stored part {name} holds {len(stream)} bytes; its zip headers declare "
+                    f"{declared}",
+                    self.path,
+                )
+            content = bytes(stream)
+        else:
+            content = _inflate_deflate(stream, declared, name, self.path, limits)
+        if zlib.crc32(content) != info.CRC:
+            raise _damaged(f"part {name} fails its CRC check (the zip is damaged)", self.path)
+        return content
 
     def parse(
         self,
@@ -216,6 +285,69 @@ def _resolve(folder: str, target: str) -> str:
     return "" if normal == "." else normal.lstrip("/")
 
 
+def _inflate_deflate(
+    stream: memoryview, declared: int, name: str, path: str, limits: Limits
+) -> bytes:
+    """Inflate ``stream`` in chunks, counting output against ``declared`` and the ratio."""
+    inflater = zlib.decompressobj(-zlib.MAX_WBITS)
+    pieces: list[bytes] = []
+    size = 0
+    fed = 0
+    pending: bytes | memoryview = b""
+    while not inflater.eof:
+        if not pending:
+            if fed >= len(stream):
+                raise _damaged(
+                    f"part {name} ends after {size} of the {declared} bytes its zip headers "
+                    "declare (the compressed data is cut short)",
+                    path,
+                )
+            pending = stream[fed : fed + _IN_CHUNK]
+            fed += len(pending)
+        try:
+            # At most one byte past the declared size: enough to know the header lies.
+            piece = inflater.decompress(pending, min(_OUT_CHUNK, declared - size + 1))
+        except zlib.error as err:
+            raise _damaged(f"part {name} cannot be inflated: {err}", path) from None
+        pending = inflater.unconsumed_tail
+        size += len(piece)
+        if size > declared:
+            raise _bomb(
+                f"part {name} inflates past the {_size(declared)} its zip headers declare; "
+                "kapi stopped there (a zip bomb?)",
+                path,
+            )
+        consumed = fed - len(pending)
+        if size > _RATIO_FLOOR and size > limits.max_ratio * consumed:
+            raise _bomb(
+                f"part {name} expands more than {limits.max_ratio} times (max_ratio): "
+                f"{_size(size)} from {consumed:,} compressed bytes (a zip bomb?)",
+                path,
+            )
+        pieces.append(piece)
+    if size != declared:
+        raise _damaged(
+            f"part {name} inflates to {size} bytes; its zip headers declare {declared}", path
+        )
+    return b"".join(pieces)
+
+
+def _size(count: int) -> str:
+    if count and count % _MIB == 0:
+        return f"{count // _MIB} MiB"
+    if count and count % 1024 == 0:
+        return f"{count // 1024} KiB"
+    return f"{count:,} bytes"
+
+
+def _bomb(message: str, path: str) -> FormatError:
+    return FormatError(message, path=path, code="budget_exceeded", capability="zip-bomb")
+
+
+def _damaged(message: str, path: str) -> FormatError:
+    return FormatError(message, path=path, capability="damaged")
+
+
 def open_package(
     data: bytes, *, path: str = "", kind: str, limits: Limits = DEFAULT_LIMITS
 ) -> OfficePackage:
@@ -243,70 +375,125 @@ def open_package(
             code="unsupported",
             capability="legacy-binary",
         )
+    # Every directory record zipfile reads starts with this signature, so counting
+    # it bounds the entries before zipfile builds an object for each.
+    records = data.count(_CENTRAL_RECORD)
+    if records > limits.max_zip_entries:
+        raise _bomb(
+            f"the zip holds {records:,} directory records; the limit is "
+            f"{limits.max_zip_entries:,} entries (max_zip_entries)",
+            path,
+        )
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, OSError, EOFError) as err:
+    except _DIRECTORY_ERRORS as err:
         if data.startswith(b"PK"):
-            raise FormatError(
-                f"the zip container is damaged or truncated: {err}",
-                path=path,
-                capability="damaged",
-            ) from None
+            raise _damaged(f"the zip container is damaged or truncated: {err}", path) from None
         raise FormatError(
             f"not an Office Open XML file: it is not a zip container (starts {data[:8]!r})",
             path=path,
             code="unsupported",
             capability="not-zip",
         ) from None
-    _check_entries(archive.infolist(), path, limits)
-    package = OfficePackage(data, archive, path=path, limits=limits)
+    spans = _check_entries(archive, data, path, limits)
+    package = OfficePackage(data, archive, path=path, limits=limits, spans=spans)
     _read_content_types(package)
     _find_main_part(package, kind)
     return package
 
 
-def _check_entries(infos: list[zipfile.ZipInfo], path: str, limits: Limits) -> None:
-    if len(infos) > limits.max_entries:
-        raise FormatError(
-            f"the zip holds {len(infos)} entries; the limit is {limits.max_entries}",
-            path=path,
-            code="budget_exceeded",
-            capability="zip-bomb",
-        )
-    total = 0
-    seen: set[str] = set()
-    for info in infos:
-        if info.filename in seen:
-            raise FormatError(
-                f"the zip holds two entries named {info.filename}", path=path, capability="damaged"
-            )
-        seen.add(info.filename)
+def _check_entries(
+    archive: zipfile.ZipFile, data: bytes, path: str, limits: Limits
+) -> dict[str, tuple[int, int]]:
+    """Check every entry's declarations and headers; where each one's compressed bytes lie."""
+    spans: dict[str, tuple[int, int]] = {}
+    placed: list[tuple[int, int, str]] = []  # local header offset, end of data, name
+    misplaced: list[tuple[int, str, str]] = []  # local header offset, name, what is wrong
+    declared_total = 0
+    for info in archive.infolist():
+        name = info.filename
+        if name in spans:
+            raise _damaged(f"the zip holds two entries named {name}", path)
         if info.flag_bits & 0x1:
+            raise _encrypted(name, path)
+        if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
             raise FormatError(
-                f"zip entry {info.filename} is encrypted",
+                f"zip entry {name} uses compression method {info.compress_type}; Office Open "
+                "XML allows only stored and deflate",
                 path=path,
                 code="unsupported",
-                capability="encrypted",
+                capability="compression",
             )
-        total += info.file_size
-        if total > limits.max_unpacked_bytes:
-            raise FormatError(
-                f"the zip expands to more than {limits.max_unpacked_bytes} bytes (a zip bomb?)",
-                path=path,
-                code="budget_exceeded",
-                capability="zip-bomb",
+        declared_total += info.file_size
+        if declared_total > limits.max_unpacked_bytes:
+            raise _bomb(
+                f"the zip's entries declare more than {_size(limits.max_unpacked_bytes)} "
+                "uncompressed in all (max_unpacked_bytes; a zip bomb?)",
+                path,
             )
         if info.file_size > _RATIO_FLOOR and info.file_size > limits.max_ratio * max(
             info.compress_size, 1
         ):
             ratio = info.file_size // max(info.compress_size, 1)
-            raise FormatError(
-                f"zip entry {info.filename} expands {ratio} times; the limit is "
-                f"{limits.max_ratio} (a zip bomb?)",
-                path=path,
-                code="budget_exceeded",
-                capability="zip-bomb",
+            raise _bomb(
+                f"zip entry {name} declares it expands {ratio} times; the limit is "
+                f"{limits.max_ratio} (max_ratio; a zip bomb?)",
+                path,
             )
+        located = _locate(data, info, archive.start_dir, path)
+        if isinstance(located, str):
+            misplaced.append((info.header_offset, name, located))
+            continue
+        spans[name] = located
+        placed.append((info.header_offset, located[1], name))
+    if misplaced:
+        # Bytes cut out of (or added to) an entry shift everything after it, which the
+        # directory's own position gives away; so the entries before the damage are the
+        # ones no longer where the directory says, and the last of them holds it.
+        _, name, reason = max(misplaced)
+        raise _damaged(
+            f"zip entry {name} is damaged: {reason} (bytes missing or added in it or before it)",
+            path,
+        )
+    # Entries sharing compressed bytes are how the smallest bombs multiply one stream.
+    placed.sort()
+    for (_, end, first), (offset, _, second) in pairwise(placed):
+        if offset < end:
+            raise _damaged(f"zip entries {first} and {second} overlap", path)
+    return spans
+
+
+def _locate(
+    data: bytes, info: zipfile.ZipInfo, directory_at: int, path: str
+) -> tuple[int, int] | str:
+    """Where an entry's compressed bytes start and end, or what is wrong with its local header."""
+    name, offset = info.filename, info.header_offset
+    if offset < 0 or offset + _LOCAL.size > directory_at:
+        return f"its local header would be at byte {offset}, outside the entries"
+    fields = _LOCAL.unpack_from(data, offset)
+    signature, flags, name_len, extra_len = fields[0], fields[2], fields[9], fields[10]
+    if signature != _LOCAL_RECORD:
+        return f"there is no local header at byte {offset}, where the directory puts it"
+    raw_name = data[offset + _LOCAL.size : offset + _LOCAL.size + name_len]
+    local_name = raw_name.decode("utf-8" if info.flag_bits & 0x800 else "cp437", "replace")
+    if local_name != info.orig_filename:
+        return f"the local header at byte {offset} is named {local_name!r}"
+    if flags & 0x41:
+        raise _encrypted(name, path)
+    start = offset + _LOCAL.size + name_len + extra_len
+    end = start + info.compress_size
+    if end > directory_at:
+        return (
+            f"its {info.compress_size:,} compressed bytes would end at byte {end:,}, past the "
+            f"entries, which end at byte {directory_at:,}"
+        )
+    return start, end
+
+
+def _encrypted(name: str, path: str) -> FormatError:
+    return FormatError(
+        f"zip entry {name} is encrypted", path=path, code="unsupported", capability="encrypted"
+    )
 
 
 def _read_content_types(package: OfficePackage) -> None:
@@ -357,7 +544,6 @@ def _find_main_part(package: OfficePackage, kind: str) -> None:
 
 # -- writing -------------------------------------------------------------------
 
-_LOCAL = struct.Struct("<IHHHHHIIIHH")
 _CENTRAL_FIXED = 46
 _EOCD = b"PK\x05\x06"
 _ZIP64_LOCATOR = b"PK\x06\x07"
