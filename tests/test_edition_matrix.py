@@ -487,7 +487,7 @@ def make_edit(
     word = WORD.search(TOKEN.sub(lambda m: " " * len(m.group(0)), text)).group(0)
     new = TARGET_WORD if edition_key else SOURCE_WORD
     edit: dict[str, Any] = {"find": word, "text": new}
-    if len(re.findall(re.escape(word), TOKEN.sub(" ", text))) > 1 or text.count(word) > 1:
+    if text.count(word) > 1:
         edit["occurrence"] = 1
     at = {"doc": layout.source, "block": record["ref"]["block"]}
     if edition_key and via_translation:
@@ -511,9 +511,8 @@ def choose(
     new or fuzzy edition translated, which editing the text back does not undo.
     """
     via_translation = mode == "translation"
-    wanted = {"source": [""], "target": [layout.target_language], "both": ["", ""]}[edit]
-    if edit == "both":
-        wanted = ["", layout.target_language]
+    target = layout.target_language
+    wanted = {"source": [""], "target": [target], "both": ["", target]}[edit]
     chosen: list[Edit] = []
     for key in wanted:
         taken = {e.block for e in chosen}
