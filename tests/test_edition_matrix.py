@@ -26,6 +26,7 @@ from click.testing import CliRunner
 
 from kapi.cli.main import cli
 from kapi.core.edition import canonical_locale
+from tests.office_made import office_bytes
 
 FIXTURES = Path(__file__).resolve().parents[1] / "packages/kapi-formats/tests/fixtures"
 TOKEN = re.compile(r'<x id="[^"]*"/>')
@@ -61,43 +62,6 @@ def apply(
 
 
 # --- the formats and how a project lays each out -------------------------------------------
-
-
-def make_office(kind: str) -> bytes:
-    import io
-
-    buffer = io.BytesIO()
-    if kind == "docx":
-        import docx
-
-        document = docx.Document()
-        document.add_heading("Quarterly report", level=1)
-        paragraph = document.add_paragraph("Revenue grew in every region, ")
-        paragraph.add_run("especially in the north").bold = True
-        paragraph.add_run(".")
-        document.add_paragraph("The team shipped three releases.")
-        document.save(buffer)
-    elif kind == "xlsx":
-        import openpyxl
-
-        book = openpyxl.Workbook()
-        sheet = book.active
-        sheet["A1"] = "Region"
-        sheet["B1"] = "Revenue"
-        sheet["A2"] = "North"
-        sheet["B2"] = 1200
-        sheet["A3"] = "South region"
-        sheet["B3"] = "=B2*2"
-        book.save(buffer)
-    else:
-        import pptx
-
-        deck = pptx.Presentation()
-        slide = deck.slides.add_slide(deck.slide_layouts[1])
-        slide.shapes.title.text = "Roadmap for spring"
-        slide.placeholders[1].text = "Launch the mobile app"
-        deck.save(buffer)
-    return buffer.getvalue()
 
 
 def _latin1(transform: Callable[[list[str]], list[str]]) -> Callable[[bytes], bytes]:
@@ -219,7 +183,7 @@ class Format:
 
     def data(self) -> bytes:
         if self.fixture.startswith("office/"):
-            return make_office(self.fixture.split("/")[1])
+            return office_bytes(self.fixture.split("/")[1])
         return (FIXTURES / self.fixture).read_bytes()
 
     @property

@@ -16,6 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from kapi.cli.main import cli
+from tests.office_made import office_bytes
 
 FIXTURES = Path(__file__).resolve().parents[1] / "packages/kapi-formats/tests/fixtures"
 TEXT_FILES = sorted(p for p in FIXTURES.rglob("*") if p.is_file() and p.name != "duplicates.json")
@@ -24,36 +25,7 @@ WORD = re.compile(r"\b\w+\b")
 
 def make_office(kind: str, folder: Path) -> Path:
     path = folder / f"made.{kind}"
-    if kind == "docx":
-        import docx
-
-        document = docx.Document()
-        document.add_heading("Quarterly report", level=1)
-        paragraph = document.add_paragraph("Revenue grew in every region, ")
-        paragraph.add_run("especially in the north").bold = True
-        paragraph.add_run(".")
-        document.add_paragraph("The team shipped three releases.")
-        document.save(path)
-    elif kind == "xlsx":
-        import openpyxl
-
-        book = openpyxl.Workbook()
-        sheet = book.active
-        sheet["A1"] = "Region"
-        sheet["B1"] = "Revenue"
-        sheet["A2"] = "North"
-        sheet["B2"] = 1200
-        sheet["A3"] = "South"
-        sheet["B3"] = "=B2*2"
-        book.save(path)
-    else:
-        import pptx
-
-        deck = pptx.Presentation()
-        slide = deck.slides.add_slide(deck.slide_layouts[1])
-        slide.shapes.title.text = "Roadmap for spring"
-        slide.placeholders[1].text = "Launch the mobile app"
-        deck.save(path)
+    path.write_bytes(office_bytes(kind))
     return path
 
 
