@@ -53,6 +53,8 @@ def layout(request, tmp_path):
     if request.param == "project":
         (root / "kapi.yaml").write_text(RECIPE)
     (root / "locales/link.json").symlink_to(outside / "o.json")
+    (root / "locales/zero.json").symlink_to("/dev/zero")
+    (root / "locales/random.json").symlink_to("/dev/urandom")
     (root / "linked").symlink_to(outside)
     return root, tmp_path, request.param == "project"
 
@@ -79,6 +81,8 @@ OUTSIDE_DOCS = [
     "locales/link.json",
     "linked/o.json",
     "../root/../outside.json",
+    "locales/zero.json",
+    "locales/random.json",
 ]
 
 
@@ -111,7 +115,15 @@ def test_a_nul_byte_in_a_document_path_is_invalid(layout):
 
 @pytest.mark.parametrize(
     "argument",
-    ["../outside.json", "{base}/outside.json", "locales/link.json", "linked/o.json", "linked"],
+    [
+        "../outside.json",
+        "{base}/outside.json",
+        "locales/link.json",
+        "linked/o.json",
+        "linked",
+        "locales/zero.json",
+        "locales/random.json",
+    ],
 )
 @pytest.mark.parametrize("verb", ["inspect", "check", "stats"])
 def test_a_file_argument_outside_is_a_usage_error(layout, verb, argument):
@@ -214,7 +226,12 @@ def test_two_spellings_of_one_document_are_one_document(layout):
     assert [o["status"] for o in result["ops"]] == [
         "applied" if o["status"] == "previewed" else o["status"] for o in same["ops"]
     ]
-    assert sorted(p.name for p in (root / "locales").iterdir()) == ["en.json", "link.json"]
+    assert sorted(p.name for p in (root / "locales").iterdir()) == [
+        "en.json",
+        "link.json",
+        "random.json",
+        "zero.json",
+    ]
 
 
 def test_a_symlink_inside_the_root_to_a_file_inside_is_one_document(layout):
