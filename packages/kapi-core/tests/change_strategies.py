@@ -71,8 +71,12 @@ def optional(strategy: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
 
 texts = st.text(max_size=16)
 names = st.text(min_size=1, max_size=10)
-# A document path holds no NUL byte (the decoder refuses one); every other character may appear.
-doc_names = st.text(st.characters(blacklist_characters="\x00"), min_size=1, max_size=10)
+# A document path holds no NUL byte and no lone surrogate (the decoder refuses both).
+doc_names = st.text(
+    st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"),
+    min_size=1,
+    max_size=10,
+)
 ids = st.sampled_from(["1", "2", "3", "10", "a"])
 revisions = st.from_regex(r"r:[0-9a-f]{16}", fullmatch=True)
 digests = st.from_regex(r"sha256:[0-9a-f]{64}", fullmatch=True)
