@@ -5,7 +5,9 @@ A person may send everything. An agent may send content operations and
 suggestion instead), not blind writes, and not ``gate: report``; nor may it
 change a file that governs the project (the recipe, a voice, terms, kapi's
 state), whatever the op. A tool may decide only with ``advise``; a sender of
-unknown kind may send nothing.
+unknown kind may send nothing. What a tool's edit breaks (a guard, an
+introduced failing finding) is reported on its op rather than refusing it:
+a tool writes drafts a person reviews.
 """
 
 from __future__ import annotations
@@ -64,6 +66,17 @@ class ChangePolicy:
             "to change it",
             field=field,
         )
+
+    def refuses_guard_breaks(self, actor_kind: str) -> bool:
+        """Whether an edit that breaks a guard is refused (else the break is reported on the op)."""
+        return actor_kind != "tool"
+
+    def refuses_introduced_findings(self, change_set: ChangeSet, actor_kind: str) -> bool:
+        """Whether an edit that introduces failing findings is refused at the commit check.
+
+        Only under ``gate: enforce``, and not for a tool, whose findings are reported.
+        """
+        return change_set.gate_mode == "enforce" and self.refuses_guard_breaks(actor_kind)
 
     def _refuse(self, op: Op, kind: str) -> ErrorInfo | None:
         if kind == "person":
