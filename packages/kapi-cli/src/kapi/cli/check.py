@@ -96,7 +96,7 @@ def check(
     resolve; 2 bad flags or input.
     """
     from kapi.core.check.options import CheckOptions
-    from kapi.core.check.report import encode_report, exit_code, render_text
+    from kapi.core.check.report import Verdict, encode_report, exit_code, render_text
     from kapi.core.governance.errors import GovernanceError
     from kapi.host.checking import check_diff, check_files, check_text
     from kapi.host.governance import Governance, governance_error
@@ -192,7 +192,7 @@ def check(
                 click.echo(
                     f"{gate['gate']:<12} {'pass' if gate['pass'] else 'FAIL'}  {len(gate['findings'])} finding(s){reason}"
                 )
-        code = 0 if shipped["pass"] else (4 if report.verdict == "did_not_run" else 3)
+        code = 0 if shipped["pass"] else (4 if report.verdict == Verdict.DID_NOT_RUN else 3)
         sys.exit(0 if (no_fail and code == 3) else code)
     if as_json:
         emit_json(encode_report(report))

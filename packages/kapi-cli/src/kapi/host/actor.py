@@ -6,7 +6,7 @@ import hashlib
 import os
 from collections.abc import Mapping
 
-from kapi.core.change.ports import Actor
+from kapi.core.change.ports import Actor, ActorKind
 from kapi.host.errors import EXIT_USAGE, HostError
 
 __all__ = ["ResolvedActor", "actor_from_env"]
@@ -33,17 +33,17 @@ def actor_from_env(environ: Mapping[str, str] | None = None) -> ResolvedActor:
     host = next(
         ((name, session) for marker, name, session in _AGENT_HOSTS if env.get(marker)), None
     )
-    if declared and declared not in ("person", "agent"):
+    if declared and declared not in (ActorKind.PERSON, ActorKind.AGENT):
         raise HostError(
             f"KAPI_ACTOR={declared!r}: use 'person' or 'agent'", exit_code=EXIT_USAGE, code="usage"
         )
-    kind = declared or ("agent" if host else "person")
-    name = env.get("KAPI_AGENT_NAME", "") or (host[0] if host and kind == "agent" else "")
+    kind = ActorKind(declared) if declared else ActorKind.AGENT if host else ActorKind.PERSON
+    name = env.get("KAPI_AGENT_NAME", "") or (host[0] if host and kind == ActorKind.AGENT else "")
     session = env.get("KAPI_AGENT_SESSION", "")
-    if not session and host and kind == "agent":
+    if not session and host and kind == ActorKind.AGENT:
         session = env.get(host[1], "") or _parent_digest()
     note = ""
-    if declared == "person" and host:
+    if declared == ActorKind.PERSON and host:
         note = f"sent by a person under {host[0]} (KAPI_ACTOR=person)"
     return ResolvedActor(Actor(kind=kind, name=name, session=session), note)
 

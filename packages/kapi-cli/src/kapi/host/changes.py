@@ -8,6 +8,7 @@ from attrs import evolve, frozen
 
 from kapi.core.change.errors import ChangeError, ErrorCode
 from kapi.core.change.ops import ChangeSet, Op
+from kapi.core.change.ports import ActorKind
 from kapi.core.change.result import Result, SetStatus
 from kapi.host.actor import ResolvedActor
 from kapi.host.errors import HostError
@@ -70,7 +71,9 @@ def apply_change_set(
         note = f"{note} ({actor.note})"
     changes["note"] = note
     change_set = evolve(change_set, **changes)
-    if actor.actor.kind in ("person", "agent") and any(_origin(op) for op in change_set.ops):
+    if actor.actor.kind in (ActorKind.PERSON, ActorKind.AGENT) and any(
+        _origin(op) for op in change_set.ops
+    ):
         notices.append(
             f"origin is kept only for tools; this edit is recorded as the {actor.actor.kind}'s own"
         )

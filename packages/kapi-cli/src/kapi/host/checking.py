@@ -20,7 +20,7 @@ from kapi.core.check.engine import Checker, TargetResult, build_report, run_chec
 from kapi.core.check.findings import Lines
 from kapi.core.check.options import CheckOptions
 from kapi.core.check.report import Report
-from kapi.core.check.target import CheckTarget, text_target
+from kapi.core.check.target import CheckTarget, ScopeStatus, text_target
 from kapi.core.format import FormatError
 from kapi.core.governance.errors import GovernanceError
 from kapi.core.governance.resolve import ResolvedGovernance
@@ -113,13 +113,13 @@ def _read(
         else:
             _, document, spec = read_file(path, display=display, locale=source_language)
     except registry.UnknownFormat as err:
-        return CheckTarget(file=display, status="no_reader", reason=str(err))
+        return CheckTarget(file=display, status=ScopeStatus.NO_READER, reason=str(err))
     except FormatError as err:
-        status = "deleted" if err.code == "not_found" else "did_not_run"
+        status = ScopeStatus.DELETED if err.code == "not_found" else ScopeStatus.DID_NOT_RUN
         return CheckTarget(file=display, status=status, reason=err.located())
     except OSError as err:
         return CheckTarget(
-            file=display, status="did_not_run", reason=f"{display}: {err.strerror or err}"
+            file=display, status=ScopeStatus.DID_NOT_RUN, reason=f"{display}: {err.strerror or err}"
         )
     elapsed = (time.perf_counter() - started) * 1000
     return CheckTarget(
@@ -257,7 +257,7 @@ def check_files(
             targets.append(_read_target(workspace, Path(path), display, format_name=format_name))
     if target is not None and target_lang:
         translated = _read_target(workspace, Path(target), _display(workspace, Path(target)))
-        if translated.status != "checked":
+        if translated.status != ScopeStatus.CHECKED:
             raise HostError(f"--target {target}: {translated.reason}", exit_code=EXIT_ERROR)
         targets[0] = evolve(targets[0], target_blocks=translated.blocks, target_locale=target_lang)
         options = evolve(options, target_locale=target_lang)
@@ -361,7 +361,7 @@ def _check_chunk(
     done: list[_Done] = []
     for path, display, governance in jobs:
         target = _read(source_language, Path(path), display, format_name=format_name)
-        if target.status != "checked":
+        if target.status != ScopeStatus.CHECKED:
             done.append(checker.check(target))  # nothing to resolve: only its scope entry
         elif governance is not None and target.locale == source_language:
             done.append(checker.analyse(target, governance))
@@ -646,19 +646,21 @@ def check_diff(
         )
     targets: list[CheckTarget] = []
     for name in sorted(scope.deleted):
-        targets.append(CheckTarget(file=name, status="deleted", reason="deleted by the diff"))
+        targets.append(
+            CheckTarget(file=name, status=ScopeStatus.DELETED, reason="deleted by the diff")
+        )
     for name, lines in sorted(scope.files.items()):
         path = workspace.root / name
         data = None
         if staged:
             data = _git_bytes(workspace, f":{name}")
         target = _read_target(workspace, path, name, data)
-        if target.status == "no_reader":
+        if target.status == ScopeStatus.NO_READER:
             targets.append(
-                evolve(target, status="out_of_scope", reason="no format reads this file")
+                evolve(target, status=ScopeStatus.OUT_OF_SCOPE, reason="no format reads this file")
             )
             continue
-        if target.status != "checked":
+        if target.status != ScopeStatus.CHECKED:
             targets.append(target)
             continue
         if name in scope.whole or not target.block_lines:
@@ -674,7 +676,7 @@ def check_diff(
             if any(span.start <= n <= span.end for n in lines)
         )
         if not touched:
-            targets.append(evolve(target, status="untouched", reason="no block changed"))
+            targets.append(evolve(target, status=ScopeStatus.UNTOUCHED, reason="no block changed"))
             continue
         targets.append(evolve(target, scope_blocks=touched))
     return _run(

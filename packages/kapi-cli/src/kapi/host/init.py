@@ -17,6 +17,7 @@ from pathlib import Path, PurePosixPath
 
 from attrs import frozen
 
+from kapi.core.change.ports import ActorKind
 from kapi.core.edition import EditionKeyError, canonical_locale
 from kapi.host.errors import EXIT_USAGE, HostError
 from kapi.host.project import RECIPE_NAME, STATE_DIR, mint_project_id
@@ -154,7 +155,9 @@ def plan_init(root: Path, *, source_language: str = "en") -> InitPlan:
     )
 
 
-def write_init(plan: InitPlan, *, force: bool = False, actor_kind: str = "person") -> list[Path]:
+def write_init(
+    plan: InitPlan, *, force: bool = False, actor_kind: ActorKind = ActorKind.PERSON
+) -> list[Path]:
     """Write ``kapi.yaml`` and ``.kapi/.gitignore``; refuses to overwrite a recipe unless forced.
 
     The recipe and ``.kapi/`` govern the project: a sender the change policy

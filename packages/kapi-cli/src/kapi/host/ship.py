@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kapi.core.check.report import Report
+from kapi.core.check.report import Report, Verdict
 
 __all__ = ["GATES", "ship_report"]
 
@@ -43,7 +43,7 @@ def ship_report(
         )
     failing = sum(1 for f in report.findings if f.fails)
     return {
-        "pass": failed == 0 and report.verdict != "did_not_run",
+        "pass": failed == 0 and report.verdict != Verdict.DID_NOT_RUN,
         "gates": out,
         "summary": {
             "gates": len(out),

@@ -25,7 +25,7 @@ from kapi.core.change.ops import ChangeSet, Decide, Memory, Recipe, Term
 from kapi.core.change.ports import Actor
 from kapi.core.change.result import Result
 from kapi.core.edition import EditionKey, EditionKeyError
-from kapi.core.governance.terms import Concept, concept_id_for
+from kapi.core.governance.terms import TERM_STATUSES, Concept, TermStatus, concept_id_for
 from kapi.core.governance.terms import Term as StoreTerm
 from kapi.host.errors import EXIT_ERROR, EXIT_GATE, HostError
 
@@ -324,7 +324,7 @@ class ProjectStore:
         previous = next(
             (t for t in concept.terms if t.text == op.term and t.locale == locale), None
         )
-        status = op.status or (previous.status if previous else "preferred")
+        status = op.status or (previous.status if previous else TermStatus.PREFERRED)
         kept.insert(
             0,
             StoreTerm(
@@ -339,12 +339,15 @@ class ProjectStore:
         )
         if op.replacement:
             kept = [t for t in kept if t.text != op.replacement]
-            kept.append(StoreTerm(text=op.replacement, locale=locale, status="preferred"))
+            kept.append(StoreTerm(text=op.replacement, locale=locale, status=TermStatus.PREFERRED))
         if op.replaces:
             kept = [t for t in kept if t.text != op.replaces]
             kept.append(
                 StoreTerm(
-                    text=op.replaces, locale=locale, status="deprecated", note=f"use: {op.term}"
+                    text=op.replaces,
+                    locale=locale,
+                    status=TermStatus.DEPRECATED,
+                    note=f"use: {op.term}",
                 )
             )
         properties = dict(concept.properties)
@@ -611,12 +614,7 @@ class StoreAssets:
         self.recipe_path = recipe_path
 
     def validate(self, op: Decide | Term | Memory | Recipe, actor: Actor) -> str | None:
-        if (
-            isinstance(op, Term)
-            and op.status
-            and op.status
-            not in ("proposed", "approved", "preferred", "admitted", "deprecated", "forbidden")
-        ):
+        if isinstance(op, Term) and op.status and op.status not in TERM_STATUSES:
             return f"status {op.status!r} is not preferred, admitted, deprecated or forbidden"
         if isinstance(op, Recipe):
             from kapi.host.recipe_edit import check_recipe_edit

@@ -92,12 +92,13 @@ def import_terms(
     """
     from attrs import evolve
 
+    from kapi.core.change.ports import ActorKind
     from kapi.host.actor import actor_from_env
     from kapi.host.store import now
 
     store = _store(workspace)
     who = actor if actor is not None else actor_from_env().actor
-    if who.kind == "agent":
+    if who.kind == ActorKind.AGENT:
         raise HostError(
             "terms are a person's decision: a person imports them with `kapi terms import`; "
             "ask the person you work for to run it",
@@ -382,10 +383,10 @@ def lookup_term(
 
 
 def _row(concept: Concept, term: Term) -> dict[str, Any]:
-    from kapi.core.governance.terms import rules_from_concepts
+    from kapi.core.governance.terms import TermStatus, rules_from_concepts
 
     replacement = ""
-    if term.competitor_term or term.status in ("deprecated", "forbidden"):
+    if term.competitor_term or term.status in (TermStatus.DEPRECATED, TermStatus.FORBIDDEN):
         rule = next(
             (r for r in rules_from_concepts([concept], term.locale) if r.term == term.text), None
         )

@@ -61,11 +61,13 @@ def import_voice(
     workspace: Workspace, path: Path, actor: Actor, *, name: str = ""
 ) -> dict[str, Any]:
     """Validate a voice file and keep it in the project store under ``name`` (default: its id)."""
+    from kapi.core.change.ports import ActorKind
+
     if workspace.project is None or workspace.store is None:
         raise HostError(
             "voice profiles live in a project; run `kapi init` first", exit_code=EXIT_ERROR
         )
-    if actor.kind != "person":
+    if actor.kind != ActorKind.PERSON:
         raise HostError(
             "a person decides the voice; an agent records what it notices as a suggestion",
             exit_code=EXIT_ERROR,

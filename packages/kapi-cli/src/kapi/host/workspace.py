@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from functools import cached_property
 from pathlib import Path
 
-from kapi.core.change.ports import Actor, CommitCheck
+from kapi.core.change.ports import Actor, ActorKind, CommitCheck
 from kapi.core.change.service import ChangeService
 from kapi.formats.home import FileHome
 from kapi.host.project import Project, discover_project, load_project
@@ -71,7 +71,7 @@ class Workspace:
 
     def change_service(self, actor: Actor) -> ChangeService:
         store = self.store
-        if store is not None and actor.kind == "agent" and actor.session:
+        if store is not None and actor.kind == ActorKind.AGENT and actor.session:
             with contextlib.suppress(Exception):  # presence is best effort, never blocking
                 store.touch_session(actor.session, actor.name)
         return ChangeService(

@@ -8,6 +8,7 @@ and ``attrs`` are the format-neutral description a different writer would use.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from enum import StrEnum
 from typing import Any, TypeAlias
 
 from attrs import evolve, field, frozen
@@ -18,6 +19,7 @@ __all__ = [
     "Constraints",
     "Document",
     "Edition",
+    "EditionStatus",
     "Origin",
     "PcClose",
     "PcOpen",
@@ -173,9 +175,25 @@ class Origin:
     at: str = ""
 
 
+class EditionStatus(StrEnum):
+    """How far an edition has come: a translation's progress, or the own edition's standing.
+
+    A translation is ``draft``, ``translated``, ``reviewed``, ``signed-off`` or
+    ``established``; the own edition (``Block.source_status``) is ``written``
+    or ``established``. An edition with none recorded has the empty status.
+    """
+
+    DRAFT = "draft"
+    TRANSLATED = "translated"
+    REVIEWED = "reviewed"
+    SIGNED_OFF = "signed-off"
+    ESTABLISHED = "established"
+    WRITTEN = "written"
+
+
 @frozen
 class Edition:
-    """One language (or tone/channel) version of a block's content."""
+    """One language (or tone/channel) version of a block's content; ``status`` an EditionStatus."""
 
     runs: Runs
     status: str = ""

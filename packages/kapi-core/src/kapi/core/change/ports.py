@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from enum import StrEnum
 from typing import Protocol
 
 from attrs import frozen
@@ -22,6 +23,7 @@ from kapi.core.model import Document, Runs
 
 __all__ = [
     "Actor",
+    "ActorKind",
     "AssetSink",
     "CommitCheck",
     "CommitOutcome",
@@ -43,11 +45,19 @@ def digest(data: bytes) -> str:
     return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
+class ActorKind(StrEnum):
+    """What sent a change set; the policy refuses a sender of any other kind everything."""
+
+    PERSON = "person"
+    AGENT = "agent"
+    TOOL = "tool"
+
+
 @frozen
 class Actor:
     """Who sent a change set: ``person``, ``agent`` or ``tool``, stamped by the transport."""
 
-    kind: str
+    kind: ActorKind
     name: str = ""
     session: str = ""
 

@@ -17,7 +17,18 @@ from kapi.core.change.read import BlockRead, CodeInfo, EditionRead, ReadPage, St
 from kapi.core.change.result import ResultRef
 from kapi.core.edittext import code_token, render_edit_text
 from kapi.core.format import FormatCapabilities
-from kapi.core.model import Block, PcOpen, Ph, Plural, Runs, Select, Sub, Text, plain_text
+from kapi.core.model import (
+    Block,
+    EditionStatus,
+    PcOpen,
+    Ph,
+    Plural,
+    Runs,
+    Select,
+    Sub,
+    Text,
+    plain_text,
+)
 from kapi.core.revision import revision
 
 __all__ = [
@@ -163,10 +174,14 @@ def _decode_cursor(cursor: str, head: str) -> int:
 
 def _edition_status(block: Block, key: str) -> str:
     edition = block.targets[key]
-    if edition.status in ("draft", "translated", "established"):
+    if edition.status in (
+        EditionStatus.DRAFT,
+        EditionStatus.TRANSLATED,
+        EditionStatus.ESTABLISHED,
+    ):
         return edition.status
-    if edition.status in ("reviewed", "signed-off"):
-        return "established"
+    if edition.status in (EditionStatus.REVIEWED, EditionStatus.SIGNED_OFF):
+        return EditionStatus.ESTABLISHED
     if edition.runs == block.source:
         return "untranslated"
     return "new"

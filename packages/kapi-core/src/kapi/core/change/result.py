@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 from attrs import frozen
 
 from kapi.core.change.errors import ErrorInfo, TextSpan
@@ -22,14 +24,18 @@ __all__ = [
 RESULT_SCHEMA = "kapi.change-result/v1"
 
 
-class SetStatus:
+class SetStatus(StrEnum):
+    """A change set's outcome: every op landed, none did, a preview, or some landed."""
+
     APPLIED = "applied"
     REFUSED = "refused"
     PREVIEWED = "previewed"
     PARTIAL = "partial"
 
 
-class OpStatus:
+class OpStatus(StrEnum):
+    """One op's outcome; ``not_applied`` when another op's refusal kept it from landing."""
+
     APPLIED = "applied"
     UNCHANGED = "unchanged"
     REFUSED = "refused"
@@ -81,7 +87,7 @@ class OpResult:
 
     i: int
     op: str
-    status: str
+    status: str  # an OpStatus
     at: ResultRef | None = None
     before: str | None = None
     after: str | None = None
@@ -114,7 +120,7 @@ class DocResult:
 class Result:
     """The result of a change set."""
 
-    status: str
+    status: str  # a SetStatus
     record: str | None = None
     docs: tuple[DocResult, ...] = ()
     ops: tuple[OpResult, ...] = ()

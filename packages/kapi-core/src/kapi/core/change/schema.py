@@ -127,19 +127,9 @@ _FIELD_EXTRA: dict[tuple[type, str], dict[str, Any]] = {
     (Plural, "forms"): {"propertyNames": {"type": "string", **_PLURAL_FORM}},
     (Branch, "plural"): _PLURAL_FORM,
     (Result, "schema"): {"const": RESULT_SCHEMA},
-    (Result, "status"): {
-        "enum": [SetStatus.APPLIED, SetStatus.REFUSED, SetStatus.PREVIEWED, SetStatus.PARTIAL]
-    },
+    (Result, "status"): {"enum": [status.value for status in SetStatus]},
     (OpResult, "op"): {"enum": [*OP_KINDS, "provenance"]},
-    (OpResult, "status"): {
-        "enum": [
-            OpStatus.APPLIED,
-            OpStatus.UNCHANGED,
-            OpStatus.REFUSED,
-            OpStatus.NOT_APPLIED,
-            OpStatus.PREVIEWED,
-        ]
-    },
+    (OpResult, "status"): {"enum": [status.value for status in OpStatus]},
     (BlockRead, "ops"): {"items": {"enum": list(OP_KINDS)}},
 }
 

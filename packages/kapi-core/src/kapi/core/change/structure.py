@@ -21,7 +21,7 @@ from kapi.core.change.plan import (
 )
 from kapi.core.change.result import Current, OpResult, OpStatus, ResultRef
 from kapi.core.edittext import render_edit_text
-from kapi.core.model import Annotation, Block, Edition, Runs
+from kapi.core.model import Annotation, Block, Edition, EditionStatus, Runs
 from kapi.core.revision import ABSENT
 
 __all__ = ["annotate", "delete_block", "edition_content", "insert_block", "remove_edition"]
@@ -174,7 +174,7 @@ def insert_block(index: int, op: InsertBlock, plan: DocPlan) -> OpResult:
                 field=f"editions/{edition_key}",
             )
         runs = edition_content(payload, source, caps.new_codes, f"editions/{edition_key}")
-        targets[edition_key] = Edition(runs=runs, status="translated")
+        targets[edition_key] = Edition(runs=runs, status=EditionStatus.TRANSLATED)
     properties = {}
     if op.after:
         properties["insert_after"] = op.after

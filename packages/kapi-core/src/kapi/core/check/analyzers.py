@@ -28,6 +28,7 @@ __all__ = [
     "Analyzer",
     "AnalyzerStatus",
     "Canary",
+    "CanaryStatus",
     "CheckUnit",
     "Probe",
     "run_canary",
@@ -38,6 +39,8 @@ CANARY_FILE = "<canary>"
 
 
 class AnalyzerStatus(StrEnum):
+    """An analyzer's status on one file (spec §4.3); only the first two and ``invalid`` ran."""
+
     PASSED = "passed"
     FINDINGS = "findings"
     NOT_REQUESTED = "not_requested"
@@ -53,11 +56,19 @@ class AnalyzerStatus(StrEnum):
 RAN = frozenset({AnalyzerStatus.PASSED, AnalyzerStatus.FINDINGS, AnalyzerStatus.INVALID})
 
 
+class CanaryStatus(StrEnum):
+    """What became of an analyzer's known-bad sample."""
+
+    CAUGHT = "caught"
+    MISSED = "missed"
+    IMPOSSIBLE = "impossible"
+
+
 @frozen
 class Canary:
-    """The outcome of an analyzer's known-bad sample: ``caught``, ``missed`` or ``impossible``."""
+    """The outcome of an analyzer's known-bad sample: caught, missed, or no sample to give."""
 
-    status: str
+    status: CanaryStatus
     probes: int = 1
     missed: str = ""
     input: str = ""
@@ -197,14 +208,16 @@ def run_canary(analyzer: Analyzer, unit: CheckUnit) -> Canary:
     probes = analyzer.probes(unit)
     if not probes:
         return Canary(
-            status="impossible", probes=0, reason="no known-bad sample for this configuration"
+            status=CanaryStatus.IMPOSSIBLE,
+            probes=0,
+            reason="no known-bad sample for this configuration",
         )
     inputs: list[str] = []
     for probe in probes:
         inputs.append(probe.input)
         if probe.unit is None:
             return Canary(
-                status="impossible",
+                status=CanaryStatus.IMPOSSIBLE,
                 probes=len(probes),
                 input=probe.input,
                 reason=probe.reason or "no sample could be built",
@@ -212,10 +225,10 @@ def run_canary(analyzer: Analyzer, unit: CheckUnit) -> Canary:
         found = analyzer.run(probe.unit)
         if not any(f.rule == probe.expect or f.rule.startswith(probe.expect + ".") for f in found):
             return Canary(
-                status="missed",
+                status=CanaryStatus.MISSED,
                 probes=len(probes),
                 missed=probe.input,
                 input=probe.input,
                 reason=f"expected {probe.expect}",
             )
-    return Canary(status="caught", probes=len(probes), input=" | ".join(inputs))
+    return Canary(status=CanaryStatus.CAUGHT, probes=len(probes), input=" | ".join(inputs))

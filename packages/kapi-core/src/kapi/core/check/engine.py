@@ -21,7 +21,15 @@ from typing import Any
 
 from attrs import evolve, frozen
 
-from kapi.core.check.analyzers import Analyzer, AnalyzerStatus, Canary, CheckUnit, run_canary
+from kapi.core.check.analyzers import (
+    RAN,
+    Analyzer,
+    AnalyzerStatus,
+    Canary,
+    CanaryStatus,
+    CheckUnit,
+    run_canary,
+)
 from kapi.core.check.bilingual import DntAnalyzer, PlaceholderAnalyzer
 from kapi.core.check.findings import Finding, Point
 from kapi.core.check.hygiene import HygieneAnalyzer
@@ -47,7 +55,7 @@ from kapi.core.check.report import (
     summarize,
 )
 from kapi.core.check.suggested import SuggestedAnalyzer
-from kapi.core.check.target import CheckTarget, checked_blocks
+from kapi.core.check.target import CheckTarget, ScopeStatus, checked_blocks
 from kapi.core.check.terms_rules import TermsAnalyzer
 from kapi.core.check.voice_rules import VoiceGuidanceAnalyzer, VoiceLlmAnalyzer, VoiceRulesAnalyzer
 from kapi.core.governance.errors import ConfigWarning
@@ -208,7 +216,7 @@ class Checker:
         self, target: CheckTarget, governance_resolver: GovernanceResolver | None = None
     ) -> TargetResult:
         """One target: resolved (only when the host read content from it), then analysed."""
-        if target.status != "checked":
+        if target.status != ScopeStatus.CHECKED:
             return self._result(target, ScopeFile(target.file, target.status, target.reason))
         clock = self.clock
         before = clock()
@@ -219,7 +227,7 @@ class Checker:
         self, target: CheckTarget, governance: ResolvedGovernance, *, context_ms: float = 0.0
     ) -> TargetResult:
         """A target the host read, under the governance already resolved at its point."""
-        if target.status != "checked":
+        if target.status != ScopeStatus.CHECKED:
             return self._result(target, ScopeFile(target.file, target.status, target.reason))
         blocks = checked_blocks(target.blocks)
         if target.scope_blocks is not None:
@@ -237,7 +245,7 @@ class Checker:
         if not blocks:
             return self._result(
                 target,
-                ScopeFile(target.file, "no_content", "no prose blocks to check"),
+                ScopeFile(target.file, ScopeStatus.NO_CONTENT, "no prose blocks to check"),
                 blocks=in_scope,
                 context=context,
                 warnings=tuple(warnings),
@@ -252,12 +260,15 @@ class Checker:
             run, found = _run_analyzer(analyzer, unit, target, self._canaries, clock)
             runs.append(run)
             findings.extend(found)
-            if analyzer.id in _DETERMINISTIC_WORDS and run.status in ("passed", "findings"):
+            if analyzer.id in _DETERMINISTIC_WORDS and run.status in (
+                AnalyzerStatus.PASSED,
+                AnalyzerStatus.FINDINGS,
+            ):
                 matching.setdefault(_term_matching(unit), None)
         analyzers_ms = (clock() - before_analyzers) * 1000
         return self._result(
             target,
-            ScopeFile(target.file, "checked"),
+            ScopeFile(target.file, ScopeStatus.CHECKED),
             blocks=in_scope,
             context=context,
             runs=tuple(runs),
@@ -412,7 +423,7 @@ def _run_analyzer(
         return (
             AnalyzerRun(
                 id=analyzer.id,
-                status=status.value,
+                status=status,
                 file=target.file,
                 required=required,
                 reason=reason,
@@ -432,19 +443,19 @@ def _run_analyzer(
         cached = (run_canary(analyzer, unit), unit)
         canaries[key] = cached
     canary = cached[0]
-    if canary.status == "missed":
+    if canary.status == CanaryStatus.MISSED:
         status = AnalyzerStatus.INVALID
         reason = f"the canary was missed: {canary.missed!r} ({canary.reason})"
     elif found:
         status, reason = AnalyzerStatus.FINDINGS, ""
     else:
         status, reason = AnalyzerStatus.PASSED, ""
-    if canary.status == "impossible" and not reason:
+    if canary.status == CanaryStatus.IMPOSSIBLE and not reason:
         reason = f"no canary: {canary.reason}"
     return (
         AnalyzerRun(
             id=analyzer.id,
-            status=status.value,
+            status=status,
             file=target.file,
             required=required,
             findings=len(found),
@@ -518,10 +529,8 @@ def _evaluation_analyzers(
     out: list[EvaluationAnalyzer] = []
     for analyzer in analyzers:
         mine = [run for run in runs if run.id == analyzer.id]
-        ran = sum(1 for run in mine if run.status in ("passed", "findings", "invalid"))
-        not_run = tuple(
-            run.file for run in mine if run.status not in ("passed", "findings", "invalid")
-        )
+        ran = sum(1 for run in mine if run.status in RAN)
+        not_run = tuple(run.file for run in mine if run.status not in RAN)
         out.append(EvaluationAnalyzer(id=analyzer.id, ran=ran, not_run=not_run))
     return tuple(out)
 

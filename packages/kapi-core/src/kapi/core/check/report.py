@@ -10,6 +10,7 @@ converter; :func:`render_text` the readable table. ``warnings``,
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from enum import StrEnum
 from functools import cache
 from typing import Any
 
@@ -17,14 +18,16 @@ import cattrs
 from attrs import field, frozen
 from cattrs.gen import make_dict_unstructure_fn, override
 
-from kapi.core.check.analyzers import RAN, AnalyzerStatus, Canary
+from kapi.core.check.analyzers import RAN, AnalyzerStatus, Canary, CanaryStatus
 from kapi.core.check.findings import Finding, Point, finding_weight
+from kapi.core.check.target import ScopeStatus
 from kapi.core.check.text import Anchor
 from kapi.core.governance.errors import ConfigWarning
 
 __all__ = [
     "REPORT_SCHEMA",
     "AnalyzerRun",
+    "Cause",
     "ContextRecord",
     "Evaluation",
     "Execution",
@@ -50,13 +53,17 @@ __all__ = [
 REPORT_SCHEMA = "kapi.check/v2"
 
 
-class Verdict:
+class Verdict(StrEnum):
+    """A check's verdict (spec §4.4): only ``passed`` passes; ``did_not_run`` is never a pass."""
+
     PASSED = "passed"
     FAILED = "failed"
     DID_NOT_RUN = "did_not_run"
 
 
-class Cause:
+class Cause(StrEnum):
+    """Why a verdict is ``did_not_run``."""
+
     CHECKER_INVALID = "checker_invalid"
     NOTHING_TO_CHECK = "nothing_to_check"
     CONTENT_NOT_CHECKED = "content_not_checked"
@@ -89,7 +96,7 @@ class AnalyzerRun:
     """One ``execution.analyzers[]`` entry: an analyzer's status on one file, with its canary."""
 
     id: str
-    status: str
+    status: AnalyzerStatus
     file: str = ""
     required: bool = False
     findings: int = 0
@@ -153,9 +160,7 @@ class ScopeBlock:
 @frozen
 class ScopeFile:
     path: str
-    status: (
-        str  # checked | untouched | no_content | out_of_scope | no_reader | deleted | did_not_run
-    )
+    status: ScopeStatus
     reason: str = ""
     blocks: tuple[ScopeBlock, ...] = ()
 
@@ -186,12 +191,12 @@ class Evaluation:
 class Report:
     """A ``kapi.check/v2`` report."""
 
-    verdict: str
+    verdict: Verdict
     target: ReportTarget
     summary: Summary
     findings: tuple[Finding, ...] = ()
     did_not_run: tuple[str, ...] = ()
-    did_not_run_cause: str = ""
+    did_not_run_cause: Cause | str = ""
     warnings: tuple[ConfigWarning, ...] = ()
     execution: Execution | None = None
     scope: Scope | None = None
@@ -254,8 +259,8 @@ def decide(
     analyzers: Sequence[AnalyzerRun],
     scope_files: Sequence[ScopeFile] = (),
     diff: bool = False,
-) -> tuple[str, str, tuple[str, ...]]:
-    """The verdict, its cause and what did not run (spec §4.4, applied in order)."""
+) -> tuple[Verdict, Cause | str, tuple[str, ...]]:
+    """The verdict, its cause (``""`` unless it did not run) and what did not run (spec §4.4)."""
     invalid = [
         f"{run.id}@{run.file}" if run.file else run.id
         for run in analyzers
@@ -265,7 +270,7 @@ def decide(
         return Verdict.DID_NOT_RUN, Cause.CHECKER_INVALID, tuple(invalid)
     if summary.failing > 0:
         return Verdict.FAILED, "", ()
-    unchecked_files = [file.path for file in scope_files if file.status == "did_not_run"]
+    unchecked_files = [file.path for file in scope_files if file.status == ScopeStatus.DID_NOT_RUN]
     if blocks == 0 and not (diff and unchecked_files):
         return Verdict.DID_NOT_RUN, Cause.NOTHING_TO_CHECK, ()
     not_run: list[str] = list(unchecked_files)
@@ -273,7 +278,7 @@ def decide(
     for run in analyzers:
         label = f"{run.id}@{run.file}" if run.file else run.id
         if run.status in RAN:
-            if run.canary is None or run.canary.status != "caught":
+            if run.canary is None or run.canary.status != CanaryStatus.CAUGHT:
                 not_run.append(label)
             else:
                 proved = True

@@ -4,16 +4,29 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from enum import StrEnum
 
 from attrs import field, frozen
 
 from kapi.core.check.findings import Lines
 from kapi.core.model import Block, Text
 
-__all__ = ["UNCHECKED_ROLES", "CheckTarget", "checked_blocks", "text_target"]
+__all__ = ["UNCHECKED_ROLES", "CheckTarget", "ScopeStatus", "checked_blocks", "text_target"]
 
 # Never checked: code blocks and front matter are not prose (spec §4, issue K3).
 UNCHECKED_ROLES = frozenset({"code", "front-matter"})
+
+
+class ScopeStatus(StrEnum):
+    """A file's ``scope`` status in the report: read and checked, or why not."""
+
+    CHECKED = "checked"
+    UNTOUCHED = "untouched"
+    NO_CONTENT = "no_content"
+    OUT_OF_SCOPE = "out_of_scope"
+    NO_READER = "no_reader"
+    DELETED = "deleted"
+    DID_NOT_RUN = "did_not_run"
 
 
 @frozen
@@ -36,7 +49,7 @@ class CheckTarget:
     locale: str = ""
     kind: str = "file"
     context_path: str = ""
-    status: str = "checked"
+    status: ScopeStatus = ScopeStatus.CHECKED
     reason: str = ""
     scope_blocks: frozenset[str] | None = None
     target_blocks: tuple[Block, ...] | None = None

@@ -23,10 +23,11 @@ from attrs import define, field
 from kapi.core.edition import EditionKeyError, canonical_locale
 from kapi.core.governance.errors import GovernanceError
 from kapi.core.governance.terms import (
-    TERM_STATUSES,
+    DEFAULT_STATUS,
     Concept,
     Term,
     TermsBundle,
+    TermStatus,
     TermValidity,
     concept_id_for,
 )
@@ -36,25 +37,25 @@ __all__ = ["parse_tbx", "write_tbx"]
 
 _XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
 _ADMIN_STATUS = {
-    "preferredterm-admn-sts": "preferred",
-    "standardizedterm-admn-sts": "preferred",
-    "admittedterm-admn-sts": "admitted",
-    "legalterm-admn-sts": "admitted",
-    "regulatedterm-admn-sts": "admitted",
-    "deprecatedterm-admn-sts": "deprecated",
-    "supersededterm-admn-sts": "deprecated",
-    "preferredterm": "preferred",
-    "admittedterm": "admitted",
-    "deprecatedterm": "deprecated",
-    "supersededterm": "deprecated",
-    "legalterm": "admitted",
-    **{status: status for status in TERM_STATUSES},
+    "preferredterm-admn-sts": TermStatus.PREFERRED,
+    "standardizedterm-admn-sts": TermStatus.PREFERRED,
+    "admittedterm-admn-sts": TermStatus.ADMITTED,
+    "legalterm-admn-sts": TermStatus.ADMITTED,
+    "regulatedterm-admn-sts": TermStatus.ADMITTED,
+    "deprecatedterm-admn-sts": TermStatus.DEPRECATED,
+    "supersededterm-admn-sts": TermStatus.DEPRECATED,
+    "preferredterm": TermStatus.PREFERRED,
+    "admittedterm": TermStatus.ADMITTED,
+    "deprecatedterm": TermStatus.DEPRECATED,
+    "supersededterm": TermStatus.DEPRECATED,
+    "legalterm": TermStatus.ADMITTED,
+    **{status.value: status for status in TermStatus},
 }
-_WRITE_STATUS = {
-    "preferred": "preferredTerm-admn-sts",
-    "admitted": "admittedTerm-admn-sts",
-    "deprecated": "deprecatedTerm-admn-sts",
-    "forbidden": "deprecatedTerm-admn-sts",
+_WRITE_STATUS: dict[str, str] = {
+    TermStatus.PREFERRED: "preferredTerm-admn-sts",
+    TermStatus.ADMITTED: "admittedTerm-admn-sts",
+    TermStatus.DEPRECATED: "deprecatedTerm-admn-sts",
+    TermStatus.FORBIDDEN: "deprecatedTerm-admn-sts",
 }
 _TERM_HOLDERS = frozenset({"tig", "ntig", "termSec"})
 _LANG_HOLDERS = frozenset({"langSet", "langSec"})
@@ -209,8 +210,8 @@ def _lang_terms(node: _Node, source: str) -> list[Term]:
 
 def _term(holder: _Node, locale: str, source: str) -> Term:
     text = ""
-    status = ""
-    kapi_status = ""
+    status: TermStatus | None = None
+    kapi_status: TermStatus | None = None
     part_of_speech = gender = note = ""
     competitor = False
     forms: list[str] = []
@@ -250,7 +251,7 @@ def _term(holder: _Node, locale: str, source: str) -> Term:
     return Term(
         text=text,
         locale=locale,
-        status=kapi_status or status or "approved",
+        status=kapi_status or status or DEFAULT_STATUS,
         part_of_speech=part_of_speech,
         gender=gender,
         note=note,
@@ -260,7 +261,7 @@ def _term(holder: _Node, locale: str, source: str) -> Term:
     )
 
 
-def _status(value: str, source: str, line: int) -> str:
+def _status(value: str, source: str, line: int) -> TermStatus:
     status = _ADMIN_STATUS.get(value.strip().lower())
     if status is None:
         raise GovernanceError(f"unknown term status {value!r}", source, "termNote", line=line)
@@ -297,7 +298,7 @@ def write_tbx(bundle: TermsBundle, *, source_language: str = "") -> str:
             ET.SubElement(tig, "term").text = term.text
             if term.status in _WRITE_STATUS:
                 _sub(tig, "termNote", "administrativeStatus", _WRITE_STATUS[term.status])
-            if term.status in ("proposed", "forbidden"):
+            if term.status in (TermStatus.PROPOSED, TermStatus.FORBIDDEN):
                 _sub(tig, "termNote", "kapi:status", term.status)
             if term.part_of_speech:
                 _sub(tig, "termNote", "partOfSpeech", term.part_of_speech)

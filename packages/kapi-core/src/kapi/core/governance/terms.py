@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
+from enum import StrEnum
 from functools import cache
 from typing import Any
 
@@ -28,9 +29,11 @@ __all__ = [
     "BUNDLE_KIND",
     "BUNDLE_SCHEMA_VERSION",
     "CONCEPT_SOURCES",
+    "DEFAULT_STATUS",
     "TERM_STATUSES",
     "Concept",
     "Term",
+    "TermStatus",
     "TermValidity",
     "TermsBundle",
     "concept_id_for",
@@ -42,9 +45,24 @@ __all__ = [
 
 BUNDLE_SCHEMA_VERSION = "1.0"
 BUNDLE_KIND = "kapi-terms"
-TERM_STATUSES = ("proposed", "approved", "preferred", "admitted", "deprecated", "forbidden")
 CONCEPT_SOURCES = ("terminology", "brand_vocabulary")
-DEFAULT_STATUS = "approved"
+
+
+class TermStatus(StrEnum):
+    """A term's standing: forbidden fails, deprecated reports; preferred, approved, admitted are uses."""
+
+    PROPOSED = "proposed"
+    APPROVED = "approved"
+    PREFERRED = "preferred"
+    ADMITTED = "admitted"
+    DEPRECATED = "deprecated"
+    FORBIDDEN = "forbidden"
+
+
+TERM_STATUSES = tuple(TermStatus)
+DEFAULT_STATUS = TermStatus.APPROVED
+# The standings that are uses, not violations, in the order a concept's preferred term is chosen.
+_USES = (TermStatus.PREFERRED, TermStatus.APPROVED, TermStatus.ADMITTED)
 
 
 @frozen
@@ -141,17 +159,15 @@ def rules_from_concepts(
         accepted = tuple(
             AcceptedTerm(text=term.text, forms=term.forms)
             for term in here
-            if term is not preferred
-            and term.status in ("approved", "admitted", "preferred")
-            and not term.competitor_term
+            if term is not preferred and term.status in _USES and not term.competitor_term
         )
         rejected = [
             term
             for term in here
-            if term.competitor_term or term.status in ("forbidden", "deprecated")
+            if term.competitor_term or term.status in (TermStatus.FORBIDDEN, TermStatus.DEPRECATED)
         ]
         for term in rejected:
-            fails = term.status == "forbidden" or term.competitor_term
+            fails = term.status == TermStatus.FORBIDDEN or term.competitor_term
             rules.append(
                 TermRule(
                     term=term.text,
@@ -181,7 +197,7 @@ def rules_from_concepts(
 
 
 def _preferred(terms: Sequence[Term]) -> Term | None:
-    for status in ("preferred", "approved", "admitted"):
+    for status in _USES:
         for term in terms:
             if term.status == status and not term.competitor_term:
                 return term
