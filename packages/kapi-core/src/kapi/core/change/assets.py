@@ -12,17 +12,23 @@ from kapi.core.change.records import OpRecord
 from kapi.core.change.result import OpResult, OpStatus, SetStatus
 from kapi.core.edition import EditionKey, EditionKeyError
 
-__all__ = ["land_assets", "validate_asset"]
+__all__ = ["land_assets", "need_store", "validate_asset"]
 
 
-def validate_asset(sink: AssetSink | None, op: Term | Memory | Recipe, actor: Actor) -> None:
-    """Refuse (ChangeError) an asset op the store would not take, before anything is written."""
+def need_store(sink: AssetSink | None, op: Decide | Term | Memory | Recipe) -> None:
+    """Refuse an op that lands in the project store when there is none (outside a project)."""
     if sink is None:
         raise ChangeError.of(
             ErrorCode.UNSUPPORTED,
             f"{op.op} ops need a project store; run inside a project (kapi init)",
             capability=op.op,
         )
+
+
+def validate_asset(sink: AssetSink | None, op: Term | Memory | Recipe, actor: Actor) -> None:
+    """Refuse (ChangeError) an asset op the store would not take, before anything is written."""
+    need_store(sink, op)
+    assert sink is not None
     if isinstance(op, Memory):
         for side, name in ((op.from_, "from"), (op.to, "to")):
             try:

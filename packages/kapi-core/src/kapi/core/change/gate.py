@@ -35,7 +35,9 @@ def check_commit(
             record = staging.records[op_index]
             if record.refused:
                 continue
-            block = plan.block(block_id)
+            block = plan.find(block_id)
+            if block is None:  # deleted by the set: no edition is left to check
+                continue
             after = edition_runs(block, edition)
             if after is None:
                 continue

@@ -93,6 +93,11 @@ class DocPlan:
     def block(self, block_id: str) -> Block:
         return self.blocks[self._index()[block_id]]
 
+    def find(self, block_id: str) -> Block | None:
+        """The block with this reader id, or None when the set deleted it."""
+        position = self._index().get(block_id)
+        return self.blocks[position] if position is not None else None
+
     def named(self, key: str) -> list[Block]:
         """Blocks answering to ``key`` by durable key, name or reader id."""
         self._index()

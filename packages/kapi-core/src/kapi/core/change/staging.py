@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 
 from attrs import evolve, frozen
 
-from kapi.core.change.assets import validate_asset
+from kapi.core.change.assets import need_store, validate_asset
 from kapi.core.change.dispatch import apply_op
 from kapi.core.change.errors import ChangeError, ErrorInfo
 from kapi.core.change.ops import ChangeSet, Decide, InsertBlock, Memory, Native, Op, Recipe, Term
@@ -58,6 +58,8 @@ def stage(
             if isinstance(op, Term | Memory | Recipe):
                 validate_asset(assets, op, actor)
                 continue
+            if isinstance(op, Decide):
+                need_store(assets, op)
             governed.check(op, [_named_doc(op)])
             plan = _plan_for(home, op, plans)
             staged = plan.staged
