@@ -51,34 +51,13 @@ def _version() -> str:
 
 
 def block_lines(document: Document) -> dict[str, Lines] | None:
-    """Each block's lines in its file, when the format's skeleton knows positions."""
-    skeleton = document.skeleton
-    if skeleton is None:
+    """Each block's lines in its file, when its format knows positions."""
+    from kapi.formats import registry
+
+    found = registry.load_codec(document.format).block_lines(document)
+    if found is None:
         return None
-    provider = getattr(skeleton, "block_lines", None)
-    if callable(provider):
-        found = provider()
-        return {key: Lines(start, end) for key, (start, end) in found.items()}
-    inner = getattr(skeleton, "text", None)
-    if inner is not None and not isinstance(inner, str) and hasattr(inner, "spans"):
-        skeleton = inner  # a format's skeleton wrapping a span skeleton (Markdown)
-    spans = getattr(skeleton, "spans", None)
-    text = getattr(skeleton, "text", None)
-    if spans is None or not isinstance(text, str):
-        return None
-    by_id = {block.id: block.ref_key for block in document.blocks}
-    lines: dict[str, Lines] = {}
-    for span in spans:
-        key = by_id.get(getattr(span, "block_id", ""))
-        if key is None:
-            continue
-        start = text.count("\n", 0, span.start) + 1
-        end = start + text.count("\n", span.start, max(span.start, span.end))
-        known = lines.get(key)
-        lines[key] = (
-            Lines(min(start, known.start), max(end, known.end)) if known else Lines(start, end)
-        )
-    return lines
+    return {key: Lines(start, end) for key, (start, end) in found.items()}
 
 
 def _read_target(
@@ -100,18 +79,16 @@ def _read(
 ) -> CheckTarget:
     """One file read by its format into a check target (plain values in, for worker processes)."""
     from kapi.formats import registry
-    from kapi.formats.home import read_file, read_regular
+    from kapi.formats.reading import read_document
 
     started = time.perf_counter()
     try:
-        if data is not None or format_name:
-            raw = data if data is not None else read_regular(path, display=display)
-            spec = (
-                registry.get(format_name) if format_name else registry.detect(display, raw[:4096])
-            )
-            document = registry.load_codec(spec).read(raw, path=display, locale=source_language)
-        else:
-            _, document, spec = read_file(path, display=display, locale=source_language)
+        _, document, spec = read_document(
+            path if data is None else data,
+            display=display,
+            locale=source_language,
+            format_name=format_name,
+        )
     except registry.UnknownFormat as err:
         return CheckTarget(file=display, status=ScopeStatus.NO_READER, reason=str(err))
     except FormatError as err:

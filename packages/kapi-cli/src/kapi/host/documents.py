@@ -54,7 +54,8 @@ def read_inputs(
     """
     from kapi.core.change.errors import ChangeError
     from kapi.formats import registry
-    from kapi.formats.home import FileHome, read_regular
+    from kapi.formats.home import FileHome
+    from kapi.formats.reading import read_document
 
     home = home or FileHome(Path.cwd(), locale=locale)
     seen: set[str] = set()  # a translation's own file reads as its source: read that once
@@ -66,14 +67,14 @@ def read_inputs(
                         "-", "reading stdin needs --format (see `kapi formats`)", "usage"
                     )
                     continue
-                spec = registry.get(format_name)
                 key = "-" if path == "-" else home.key_for(Path(path))
-                data = (
-                    sys.stdin.buffer.read()
-                    if path == "-"
-                    else read_regular(Path(path), display=key, limits=home.limits)
+                data, document, spec = read_document(
+                    sys.stdin.buffer.read() if path == "-" else Path(path),
+                    display=key,
+                    locale=locale,
+                    format_name=format_name,
+                    limits=home.limits,
                 )
-                document = registry.load_codec(spec).read(data, path=key, locale=locale)
                 editions = (
                     frozenset({document.target_locale})
                     if spec.interchange and document.target_locale

@@ -132,3 +132,12 @@ class FormatCodec(Protocol):
     def write(self, document: Document) -> bytes:
         """Write ``document`` back through its skeleton."""
         ...
+
+    def block_lines(self, document: Document) -> Mapping[str, tuple[int, int]] | None:
+        """Where each block of a document this codec read stands in its file.
+
+        The first and last line (1-based) by block key, for the blocks the
+        file gives a place; ``None`` when the format has no lines to tell
+        (a zip package) or the document was not read from a file.
+        """
+        ...

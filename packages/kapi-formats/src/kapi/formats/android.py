@@ -43,7 +43,7 @@ from attrs import define, evolve, field, frozen
 
 from kapi.core.format import DEFAULT_LIMITS, FormatError, Limits, WriteRefused
 from kapi.core.model import Block, Document, PcClose, PcOpen, Ph, Plural, Run, Runs, Text
-from kapi.formats.common import canonical_or_error, encode_or_refuse
+from kapi.formats.common import canonical_or_error
 from kapi.formats.skeleton import Span, TextSkeleton, decode_text, line_column
 
 __all__ = ["AndroidFormat", "decode_value", "encode_text"]
@@ -791,7 +791,7 @@ class AndroidFormat:
         skeleton = document.skeleton
         if not isinstance(skeleton, AndroidSkeleton):
             raise WriteRefused(
-                "this document was not read from an Android resource file", capability="generate"
+                "this document was not read from an Android resource file", capability="generative"
             )
         text = skeleton.text.text
         by_id = {block.id: block for block in document.blocks}
@@ -814,17 +814,13 @@ class AndroidFormat:
                 edits.extend(self._plural_edits(block, found_values, skeleton))
             elif block.source != found_values[0].runs:
                 edits.append(_value_edit(found_values[0], block.source, block.id, text))
-        if not edits:
-            return skeleton.text.bom + encode_or_refuse(text, skeleton.text.encoding)
-        edits.sort(key=lambda edit: (edit[0], edit[1]))
-        out: list[str] = []
-        cursor = 0
-        for start, end, replacement in edits:
-            out.append(text[cursor:start])
-            out.append(replacement)
-            cursor = end
-        out.append(text[cursor:])
-        return skeleton.text.bom + encode_or_refuse("".join(out), skeleton.text.encoding)
+        return skeleton.text.splice(edits)
+
+    def block_lines(self, document: Document) -> dict[str, tuple[int, int]] | None:
+        skeleton = document.skeleton
+        if not isinstance(skeleton, AndroidSkeleton):
+            return None
+        return skeleton.text.block_lines(document)
 
     def _plural_edits(
         self, block: Block, found_values: list[AndroidValue], skeleton: AndroidSkeleton

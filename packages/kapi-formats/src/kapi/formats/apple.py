@@ -39,7 +39,7 @@ from attrs import frozen
 
 from kapi.core.format import DEFAULT_LIMITS, FormatError, Limits, WriteRefused
 from kapi.core.model import Block, Document, PcClose, PcOpen, Ph, Run, Runs, Text
-from kapi.formats.common import UTF16, canonical_or_error, refuse_targets, unique_id
+from kapi.formats.common import UTF16, canonical_or_error, refuse_targets, runs_text, unique_id
 from kapi.formats.skeleton import Span, TextSkeleton, decode_text, line_column
 
 __all__ = ["StringsFormat"]
@@ -122,6 +122,12 @@ class StringsFormat:
         if not isinstance(skeleton, TextSkeleton):
             return _generate(document)
         return skeleton.render(document, _render)
+
+    def block_lines(self, document: Document) -> dict[str, tuple[int, int]] | None:
+        skeleton = document.skeleton
+        if not isinstance(skeleton, TextSkeleton):
+            return None
+        return skeleton.block_lines(document)
 
 
 # ---------------------------------------------------------------------------
@@ -313,20 +319,13 @@ def _quote(value: str) -> str:
 
 
 def _runs_text(block: Block, runs: Runs) -> str:
-    out: list[str] = []
-    for run in runs:
-        if isinstance(run, Text):
-            out.append(run.text)
-        elif isinstance(run, Ph | PcOpen | PcClose):
-            out.append(run.data or _synthesize(block, run))
-        else:
-            raise WriteRefused(
-                f"block {block.id!r}: a .strings value cannot hold a {type(run).__name__}"
-                " (plurals belong in a .stringsdict)",
-                capability=f"synthesize:{type(run).__name__.lower()}",
-                block=block.id,
-            )
-    return "".join(out)
+    return runs_text(
+        block,
+        runs,
+        _synthesize,
+        value="a .strings value",
+        hint=" (plurals belong in a .stringsdict)",
+    )
 
 
 def _synthesize(block: Block, run: Ph | PcOpen | PcClose) -> str:

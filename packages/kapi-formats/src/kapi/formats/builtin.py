@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from kapi.formats.registry import FormatSpec
+from kapi.formats.spec import FormatSpec
 
 
 def _ascii(head: bytes) -> bytes:

@@ -1,17 +1,17 @@
-"""What formats share: text encodings, language tags, block ids, one edition per file, reading
-without GC churn."""
+"""What formats share: text encodings, language tags, block ids, one edition per file, flat
+values, reading without GC churn."""
 
 from __future__ import annotations
 
 import codecs
 import gc
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 
 from kapi.core.edition import EditionKeyError, canonical_locale
 from kapi.core.format import DEFAULT_LIMITS, FormatError, Limits, WriteRefused
-from kapi.core.model import Document
+from kapi.core.model import Block, Document, PcClose, PcOpen, Ph, Runs, Text
 
 __all__ = [
     "UNICODE",
@@ -22,6 +22,7 @@ __all__ = [
     "encoding_label",
     "gc_paused",
     "refuse_targets",
+    "runs_text",
     "sniff_unicode",
     "unencodable",
     "unique_id",
@@ -288,6 +289,34 @@ def refuse_targets(document: Document, kind: str, home: str) -> None:
                 capability="edition",
                 block=block.id,
             )
+
+
+def runs_text(
+    block: Block,
+    runs: Runs,
+    synthesize: Callable[[Block, Ph | PcOpen | PcClose], str],
+    *,
+    value: str,
+    hint: str = "",
+) -> str:
+    """The text of a flat value: text as it is, each code as read or as ``synthesize`` writes it.
+
+    A run a flat value has no place for (a plural) is refused, ``value`` naming
+    what cannot hold it ("a YAML value") and ``hint`` what to do instead.
+    """
+    out: list[str] = []
+    for run in runs:
+        if isinstance(run, Text):
+            out.append(run.text)
+        elif isinstance(run, Ph | PcOpen | PcClose):
+            out.append(run.data or synthesize(block, run))
+        else:
+            raise WriteRefused(
+                f"block {block.id!r}: {value} cannot hold a {type(run).__name__}{hint}",
+                capability=f"synthesize:{type(run).__name__.lower()}",
+                block=block.id,
+            )
+    return "".join(out)
 
 
 def unique_id(name: str, ids: set[str]) -> str:

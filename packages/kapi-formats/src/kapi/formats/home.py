@@ -1,12 +1,12 @@
 """The file home: documents are files; a change set's writes land atomically.
 
-Reading detects the format and reads through its codec. Writing locks the
-files' folders in a fixed order, re-checks that every file is still the one
-staged, then writes each through a temporary file in the same folder
-(fsync, then rename over the original, keeping its permissions). Two
-``kapi apply`` runs on the same files cannot interleave; a run waits a
-bounded time for a folder another holds, and removes, under the lock, the
-temporaries a killed run left there.
+Reading is :mod:`kapi.formats.reading`: the format detected, the file read
+through its codec. Writing locks the files' folders in a fixed order,
+re-checks that every file is still the one staged, then writes each through
+a temporary file in the same folder (fsync, then rename over the original,
+keeping its permissions). Two ``kapi apply`` runs on the same files cannot
+interleave; a run waits a bounded time for a folder another holds, and
+removes, under the lock, the temporaries a killed run left there.
 """
 
 from __future__ import annotations
@@ -36,7 +36,8 @@ from kapi.core.edittext import render_edit_text
 from kapi.core.format import DEFAULT_LIMITS, FormatError, Limits
 from kapi.core.model import Document
 from kapi.formats import registry
-from kapi.formats.containment import Outside, file_kind, inside, resolve_inside
+from kapi.formats.containment import Outside, inside, resolve_inside
+from kapi.formats.reading import os_reason, read_file, read_regular
 from kapi.formats.verify import verify_written
 
 try:  # POSIX advisory locks; elsewhere writes are still atomic, just not serialised
@@ -52,80 +53,6 @@ LOCK_WAIT_SECONDS = 5.0
 TEMPORARY_SUFFIX = ".kapi-tmp"
 # ours are 8 hex digits; earlier builds' (tempfile.mkstemp) are 8 of [a-z0-9_]
 _TEMPORARY = re.compile(r"\..+\.[a-z0-9_]{8}" + re.escape(TEMPORARY_SUFFIX))
-
-
-def read_file(
-    path: Path, *, display: str, locale: str, limits: Limits = DEFAULT_LIMITS
-) -> tuple[bytes, Document, registry.FormatSpec]:
-    """Read one file into a document: ``(bytes, document, format)``; raises FormatError."""
-    data = read_regular(path, display=display, limits=limits)
-    try:
-        spec = registry.detect(display, data[:4096])
-    except registry.UnknownFormat as err:
-        raise FormatError(str(err).split(": ", 1)[-1], path=display, code="unsupported") from None
-    codec = registry.load_codec(spec)
-    document = codec.read(data, path=display, locale=locale)
-    return data, document, spec
-
-
-def read_regular(path: Path, *, display: str, limits: Limits = DEFAULT_LIMITS) -> bytes:
-    """The bytes of a regular file, at most ``limits.max_bytes`` of them; raises FormatError.
-
-    A folder, FIFO, socket or device is refused from its ``stat`` alone; the
-    file is then opened without blocking and checked again, so nothing that
-    can hang or stream forever is ever read.
-    """
-    try:
-        info = os.stat(path)
-    except FileNotFoundError:
-        raise FormatError("no such file", path=display, code="not_found") from None
-    except (OSError, ValueError) as err:
-        raise FormatError(f"cannot read: {_reason(err)}", path=display) from None
-    _refuse_special(info.st_mode, display)
-    if info.st_size > limits.max_bytes:
-        raise FormatError(
-            f"file is {info.st_size} bytes; the limit is {limits.max_bytes}",
-            path=display,
-            code="budget_exceeded",
-        )
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
-    try:
-        handle = os.open(path, flags | getattr(os, "O_CLOEXEC", 0))
-    except OSError as err:
-        raise FormatError(f"cannot read: {_reason(err)}", path=display) from None
-    try:
-        _refuse_special(os.fstat(handle).st_mode, display)
-        chunks: list[bytes] = []
-        total = 0
-        while True:
-            chunk = os.read(handle, 1 << 20)
-            if not chunk:
-                break
-            total += len(chunk)
-            if total > limits.max_bytes:
-                raise FormatError(
-                    f"file is over {limits.max_bytes} bytes, the limit",
-                    path=display,
-                    code="budget_exceeded",
-                )
-            chunks.append(chunk)
-    except OSError as err:
-        raise FormatError(f"cannot read: {_reason(err)}", path=display) from None
-    finally:
-        os.close(handle)
-    return b"".join(chunks)
-
-
-def _refuse_special(mode: int, display: str) -> None:
-    kind = file_kind(mode)
-    if kind is not None:
-        raise FormatError(f"is {kind}, not a file kapi can read", path=display)
-
-
-def _reason(err: BaseException) -> str:
-    if isinstance(err, OSError) and err.strerror:
-        return err.strerror
-    return str(err)
 
 
 class FileHome:
@@ -268,7 +195,7 @@ class FileHome:
                     written = {w.key: digest(w.data) for w in landed if w.key in unrestored}
                     return CommitOutcome(
                         written={w.key: written.get(w.key) for w in ordered},
-                        error=f"{write.key}: {_reason(err)}; "
+                        error=f"{write.key}: {os_reason(err)}; "
                         f"{', '.join(sorted(unrestored))} could not be restored",
                     )
                 landed.append(write)
@@ -301,7 +228,7 @@ _NOT_PERMITTED = {errno.EACCES, errno.EPERM, errno.EROFS}
 def _refusal(key: str, err: OSError) -> CommitRefused:
     """A write the file system refused: ``not_permitted`` for permissions, else ``unreachable``."""
     name = errno.errorcode.get(err.errno or 0, "")
-    reason = f"{_reason(err)} ({name})" if name else _reason(err)
+    reason = f"{os_reason(err)} ({name})" if name else os_reason(err)
     code = "not_permitted" if err.errno in _NOT_PERMITTED else "unreachable"
     return CommitRefused(
         key, code, f"{key}: could not be written: {reason}; every file is as it was"

@@ -149,3 +149,9 @@ class HtmlFormat:
             return render_text_block(runs, span.runs, encoding)
 
         return skeleton.text.render(document, renderer)
+
+    def block_lines(self, document: Document) -> dict[str, tuple[int, int]] | None:
+        skeleton = document.skeleton
+        if not isinstance(skeleton, _HtmlSkeleton):
+            return None
+        return skeleton.text.block_lines(document)

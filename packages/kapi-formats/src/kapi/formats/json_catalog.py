@@ -1124,6 +1124,10 @@ class JsonFormat:
             )
         return _Writer(skeleton, document).write()
 
+    def block_lines(self, document: Document) -> None:
+        """None: check reports of JSON files name no lines (its ``source`` spans could)."""
+        return None
+
     def _empty(self, document: Document) -> JsonSkeleton:
         """The skeleton of an empty catalogue, for writing a document from scratch."""
         if self.arb:

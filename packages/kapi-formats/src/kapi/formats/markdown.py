@@ -424,6 +424,12 @@ class MarkdownFormat:
             output = self._render(document, skeleton, escaped)
         return output
 
+    def block_lines(self, document: Document) -> dict[str, tuple[int, int]] | None:
+        skeleton = document.skeleton
+        if not isinstance(skeleton, _MarkdownSkeleton):
+            return None
+        return skeleton.text.block_lines(document)
+
     def _render(self, document: Document, skeleton: _MarkdownSkeleton, escaped: set[str]) -> bytes:
         def renderer(block: Block, span: Span, runs: Runs) -> str:
             layout = skeleton.layouts[block.id]

@@ -136,3 +136,9 @@ class PlainTextFormat:
             return value.replace("\n", skeleton.newlines[block.id])
 
         return skeleton.text.render(document, renderer)
+
+    def block_lines(self, document: Document) -> dict[str, tuple[int, int]] | None:
+        skeleton = document.skeleton
+        if not isinstance(skeleton, _PlainSkeleton):
+            return None
+        return skeleton.text.block_lines(document)

@@ -49,7 +49,7 @@ from attrs import define, field, frozen
 from kapi.core.edition import EditionKeyError, canonical_locale
 from kapi.core.format import DEFAULT_LIMITS, FormatError, Limits, WriteRefused
 from kapi.core.model import Block, Document, Edition, PcClose, PcOpen, Ph, Plural, Run, Runs, Text
-from kapi.formats.common import canonical_or_error, encode_or_refuse, gc_paused
+from kapi.formats.common import canonical_or_error, gc_paused
 from kapi.formats.skeleton import Span, TextSkeleton, decode_text, line_column
 
 __all__ = ["PoFormat", "plural_categories"]
@@ -844,8 +844,7 @@ class PoFormat:
     def write(self, document: Document) -> bytes:
         skeleton = document.skeleton
         if not isinstance(skeleton, PoSkeleton):
-            raise WriteRefused("this document was not read from a PO file", capability="generate")
-        text = skeleton.text.text
+            raise WriteRefused("this document was not read from a PO file", capability="generative")
         target_key = skeleton.target_locale
         by_id = {block.id: block for block in document.blocks}
         edits: list[tuple[int, int, str]] = []
@@ -862,17 +861,13 @@ class PoFormat:
                 )
             edits.extend(self._source_edits(block, entry, skeleton))
             edits.extend(self._target_edits(block, entry, skeleton))
-        if not edits:
-            return skeleton.text.bom + text.encode(skeleton.text.encoding)
-        edits.sort(key=lambda edit: (edit[0], edit[1]))
-        out: list[str] = []
-        cursor = 0
-        for start, end, replacement in edits:
-            out.append(text[cursor:start])
-            out.append(replacement)
-            cursor = end
-        out.append(text[cursor:])
-        return skeleton.text.bom + encode_or_refuse("".join(out), skeleton.text.encoding)
+        return skeleton.text.splice(edits)
+
+    def block_lines(self, document: Document) -> dict[str, tuple[int, int]] | None:
+        skeleton = document.skeleton
+        if not isinstance(skeleton, PoSkeleton):
+            return None
+        return skeleton.text.block_lines(document)
 
     def _quoted(self, field_: PoField, value: str, skeleton: PoSkeleton) -> tuple[int, int, str]:
         prefix = len(field_.keyword) + 1

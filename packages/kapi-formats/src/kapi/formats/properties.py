@@ -45,7 +45,7 @@ from attrs import field, frozen
 
 from kapi.core.format import DEFAULT_LIMITS, FormatError, Limits, WriteRefused
 from kapi.core.model import Block, Document, PcClose, PcOpen, Ph, Run, Runs, Text
-from kapi.formats.common import canonical_or_error, refuse_targets, unique_id
+from kapi.formats.common import canonical_or_error, refuse_targets, runs_text, unique_id
 from kapi.formats.skeleton import Span, TextSkeleton, decode_text, line_column
 
 __all__ = ["PropertiesFormat"]
@@ -154,6 +154,12 @@ class PropertiesFormat:
             return value
 
         return skeleton.text.render(document, render)
+
+    def block_lines(self, document: Document) -> dict[str, tuple[int, int]] | None:
+        skeleton = document.skeleton
+        if not isinstance(skeleton, _PropertiesSkeleton):
+            return None
+        return skeleton.text.block_lines(document)
 
 
 # ---------------------------------------------------------------------------
@@ -356,19 +362,7 @@ def _matching_brace(value: str, open_at: int) -> int:
 
 
 def _runs_text(block: Block, runs: Runs) -> str:
-    out: list[str] = []
-    for run in runs:
-        if isinstance(run, Text):
-            out.append(run.text)
-        elif isinstance(run, Ph | PcOpen | PcClose):
-            out.append(run.data or _synthesize(block, run))
-        else:
-            raise WriteRefused(
-                f"block {block.id!r}: a .properties value cannot hold a {type(run).__name__}",
-                capability=f"synthesize:{type(run).__name__.lower()}",
-                block=block.id,
-            )
-    return "".join(out)
+    return runs_text(block, runs, _synthesize, value="a .properties value")
 
 
 def _synthesize(block: Block, run: Ph | PcOpen | PcClose) -> str:

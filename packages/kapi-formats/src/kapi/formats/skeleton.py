@@ -8,14 +8,16 @@ untouched document comes back byte for byte (BOM, encoding and newlines kept).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from bisect import bisect_left
+from collections.abc import Callable, Sequence
 
 from attrs import frozen
 
 from kapi.core.model import Block, Document, Runs
 from kapi.formats.common import decode_text, encode_or_refuse, unencodable
 
-__all__ = ["Span", "TextSkeleton", "decode_text", "line_column"]
+__all__ = ["Edit", "Span", "TextSkeleton", "apply_edits", "decode_text", "line_column"]
 
 
 @frozen
@@ -34,6 +36,9 @@ class Span:
     edition: str = ""
     kind: str = "value"
 
+
+# (start, end, replacement) on the decoded text
+Edit = tuple[int, int, str]
 
 # Renders new runs for a span into the format's native text (escaped).
 SpanRenderer = Callable[[Block, Span, Runs], str]
@@ -79,6 +84,26 @@ class TextSkeleton:
                 encode_or_refuse(value, self.encoding, block=block_id)
             raise unencodable(body[err.start], self.encoding) from None
 
+    def splice(self, edits: Sequence[Edit]) -> bytes:
+        """The bytes of the text with each edit made (see :func:`apply_edits`), in its encoding."""
+        return self.bom + encode_or_refuse(apply_edits(self.text, edits), self.encoding)
+
+    def block_lines(self, document: Document) -> dict[str, tuple[int, int]]:
+        """The first and last line (1-based) of each block's spans, by the block's key."""
+        keys = {block.id: block.ref_key for block in document.blocks}
+        newlines = [found.start() for found in re.finditer("\n", self.text)] if self.spans else []
+        lines: dict[str, tuple[int, int]] = {}
+        for span in self.spans:
+            key = keys.get(span.block_id)
+            if key is None:
+                continue
+            before = bisect_left(newlines, span.start)
+            start = before + 1
+            end = start + bisect_left(newlines, max(span.start, span.end)) - before
+            known = lines.get(key)
+            lines[key] = (min(start, known[0]), max(end, known[1])) if known else (start, end)
+        return lines
+
     def changed(self, document: Document) -> bool:
         by_id = {block.id: block for block in document.blocks}
         for span in self.spans:
@@ -93,6 +118,22 @@ def _edition_runs(block: Block, edition: str) -> Runs | None:
         return block.source
     found = block.targets.get(edition)
     return None if found is None else found.runs
+
+
+def apply_edits(text: str, edits: Sequence[Edit]) -> str:
+    """``text`` with each ``(start, end, replacement)`` applied; edits must not overlap."""
+    if not edits:
+        return text
+    out: list[str] = []
+    cursor = 0
+    for start, end, replacement in sorted(edits, key=lambda edit: (edit[0], edit[1])):
+        if start < cursor:
+            raise AssertionError(f"overlapping edits at {start}")
+        out.append(text[cursor:start])
+        out.append(replacement)
+        cursor = end
+    out.append(text[cursor:])
+    return "".join(out)
 
 
 def line_column(text: str, index: int) -> tuple[int, int]:

@@ -38,12 +38,10 @@ from attrs import frozen
 from kapi.core.edition import EditionKeyError, canonical_locale
 from kapi.core.format import DEFAULT_LIMITS, FormatError, Limits, WriteRefused
 from kapi.core.model import Block, Document, PcClose, PcOpen, Ph, Plural, Run, Runs, Text
-from kapi.formats.common import encode_or_refuse
 from kapi.formats.skeleton import TextSkeleton, line_column
 from kapi.formats.xmlspans import (
     Edit,
     Node,
-    apply_edits,
     decode_gap,
     decode_xml,
     escape_text,
@@ -419,7 +417,7 @@ class StringsdictFormat:
             raise WriteRefused(
                 "this document was not read from a .stringsdict file; "
                 "kapi writes a stringsdict only back over the file it read",
-                capability="generate",
+                capability="generative",
             )
         entries = {entry.block_id: entry for entry in skeleton.entries}
         edits: list[Edit] = []
@@ -441,8 +439,13 @@ class StringsdictFormat:
                 )
             if block.source != entry.source:
                 edits.extend(_Writer(skeleton, entry, block).edits())
-        body = apply_edits(skeleton.text.text, edits)
-        return skeleton.text.bom + encode_or_refuse(body, skeleton.text.encoding)
+        return skeleton.text.splice(edits)
+
+    def block_lines(self, document: Document) -> dict[str, tuple[int, int]] | None:
+        skeleton = document.skeleton
+        if not isinstance(skeleton, _StringsdictSkeleton):
+            return None
+        return skeleton.text.block_lines(document)
 
 
 def _with_locale(block: Block, locale: str) -> Block:

@@ -64,11 +64,10 @@ from __future__ import annotations
 from kapi.core.edition import EditionKeyError, canonical_locale
 from kapi.core.format import DEFAULT_LIMITS, Limits, WriteRefused
 from kapi.core.model import Document
-from kapi.formats.common import encode_or_refuse
 from kapi.formats.skeleton import TextSkeleton
 from kapi.formats.xliff_read import Reader, XliffSkeleton
 from kapi.formats.xliff_write import unit_edits
-from kapi.formats.xmlspans import Edit, apply_edits, decode_xml, newline_of, parse_xml
+from kapi.formats.xmlspans import Edit, decode_xml, newline_of, parse_xml
 
 __all__ = ["Xliff1Format", "Xliff2Format"]
 
@@ -110,7 +109,7 @@ def _write(document: Document, version: int) -> bytes:
         raise WriteRefused(
             "this document was not read from an XLIFF file of this version; "
             "kapi writes XLIFF only back over the file it read",
-            capability="generate",
+            capability="generative",
         )
     units = {unit.block_id: unit for unit in skeleton.units}
     edits: list[Edit] = []
@@ -123,35 +122,40 @@ def _write(document: Document, version: int) -> bytes:
                 block=block.id,
             )
         edits.extend(unit_edits(skeleton, unit, block))
-    body = apply_edits(skeleton.text.text, edits)
-    return skeleton.text.bom + encode_or_refuse(body, skeleton.text.encoding)
+    return skeleton.text.splice(edits)
 
 
-class Xliff1Format:
+class _XliffFormat:
+    """What the two XLIFF codecs share: all but the version they read and write."""
+
+    name = ""
+    version = 0
+
+    def __init__(self, limits: Limits = DEFAULT_LIMITS) -> None:
+        self.limits = limits
+
+    def read(self, data: bytes, *, path: str = "", locale: str = "") -> Document:
+        return _read(data, path, locale, self.version, self.limits)
+
+    def write(self, document: Document) -> bytes:
+        return _write(document, self.version)
+
+    def block_lines(self, document: Document) -> dict[str, tuple[int, int]] | None:
+        skeleton = document.skeleton
+        if not isinstance(skeleton, XliffSkeleton):
+            return None
+        return skeleton.text.block_lines(document)
+
+
+class Xliff1Format(_XliffFormat):
     """XLIFF 1.2 (1.0 and 1.1 too): ``<trans-unit>`` blocks, spliced back into the file."""
 
     name = "xliff"
-
-    def __init__(self, limits: Limits = DEFAULT_LIMITS) -> None:
-        self.limits = limits
-
-    def read(self, data: bytes, *, path: str = "", locale: str = "") -> Document:
-        return _read(data, path, locale, 1, self.limits)
-
-    def write(self, document: Document) -> bytes:
-        return _write(document, 1)
+    version = 1
 
 
-class Xliff2Format:
+class Xliff2Format(_XliffFormat):
     """XLIFF 2.0/2.1/2.2: one block per ``<unit>``, segments kept, spliced back into the file."""
 
     name = "xliff2"
-
-    def __init__(self, limits: Limits = DEFAULT_LIMITS) -> None:
-        self.limits = limits
-
-    def read(self, data: bytes, *, path: str = "", locale: str = "") -> Document:
-        return _read(data, path, locale, 2, self.limits)
-
-    def write(self, document: Document) -> bytes:
-        return _write(document, 2)
+    version = 2

@@ -17,11 +17,11 @@ from __future__ import annotations
 import codecs
 import re
 import xml.parsers.expat
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 
 from kapi.core.format import DEFAULT_LIMITS, FormatError, Limits, WriteRefused
 from kapi.formats.common import UNICODE, decode_text
-from kapi.formats.skeleton import line_column
+from kapi.formats.skeleton import Edit, apply_edits, line_column
 
 __all__ = [
     "XML_NS",
@@ -42,8 +42,6 @@ __all__ = [
 
 XML_NS = "http://www.w3.org/XML/1998/namespace"
 
-# (start, end, replacement) on the decoded text
-Edit = tuple[int, int, str]
 
 _START_TAG = re.compile(
     r"<[^\s/>]+(?:\s+[^\s=/>]+\s*=\s*(?:\"[^\"]*\"|'[^']*'))*\s*/?>",
@@ -389,22 +387,6 @@ def render_text(new: str, old_raw: str | None, escape: Callable[[str], str]) -> 
         else:
             break
     return "".join(head) + escape(new[index:end]) + "".join(reversed(tail))
-
-
-def apply_edits(text: str, edits: Sequence[Edit]) -> str:
-    """``text`` with each ``(start, end, replacement)`` applied; edits must not overlap."""
-    if not edits:
-        return text
-    out: list[str] = []
-    cursor = 0
-    for start, end, replacement in sorted(edits, key=lambda edit: (edit[0], edit[1])):
-        if start < cursor:
-            raise AssertionError(f"overlapping edits at {start}")
-        out.append(text[cursor:start])
-        out.append(replacement)
-        cursor = end
-    out.append(text[cursor:])
-    return "".join(out)
 
 
 _ATTRIBUTE = r"(\s)({name})(\s*=\s*)([\"'])(.*?)\4"

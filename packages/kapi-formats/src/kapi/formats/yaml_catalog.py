@@ -79,7 +79,13 @@ from attrs import field, frozen
 from kapi.core.edition import EditionKeyError, canonical_locale
 from kapi.core.format import DEFAULT_LIMITS, FormatError, Limits, WriteRefused
 from kapi.core.model import Block, Document, PcClose, PcOpen, Ph, Plural, Run, Runs, Text
-from kapi.formats.common import UNICODE, canonical_or_error, encode_or_refuse, refuse_targets
+from kapi.formats.common import (
+    UNICODE,
+    canonical_or_error,
+    encode_or_refuse,
+    refuse_targets,
+    runs_text,
+)
 from kapi.formats.skeleton import Span, TextSkeleton, decode_text
 
 __all__ = ["YamlFormat"]
@@ -282,6 +288,12 @@ class YamlFormat:
         ):
             return skeleton.text.render(document, lambda b, s, r: _render_span(skeleton, b, s, r))
         return _Restructure(skeleton, document, self.limits).write()
+
+    def block_lines(self, document: Document) -> dict[str, tuple[int, int]] | None:
+        skeleton = document.skeleton
+        if not isinstance(skeleton, _YamlSkeleton):
+            return None
+        return skeleton.text.block_lines(document)
 
 
 # ---------------------------------------------------------------------------
@@ -712,19 +724,7 @@ def _merge_text(runs: list[Run]) -> Runs:
 
 
 def _runs_text(block: Block, runs: Runs) -> str:
-    out: list[str] = []
-    for run in runs:
-        if isinstance(run, Text):
-            out.append(run.text)
-        elif isinstance(run, Ph | PcOpen | PcClose):
-            out.append(run.data or _synthesize(block, run))
-        else:
-            raise WriteRefused(
-                f"block {block.id!r}: a YAML value cannot hold a {type(run).__name__} here",
-                capability=f"synthesize:{type(run).__name__.lower()}",
-                block=block.id,
-            )
-    return "".join(out)
+    return runs_text(block, runs, _synthesize, value="a YAML value", hint=" here")
 
 
 def _synthesize(block: Block, run: Ph | PcOpen | PcClose) -> str:

@@ -62,6 +62,7 @@ from kapi.core.edition import EditionKeyError, canonical_locale
 from kapi.core.format import WriteRefused
 from kapi.core.model import Block, Document, PcClose, PcOpen, Ph
 from kapi.formats.common import canonical_or_error
+from kapi.formats.office.codec import ParagraphFormat, ParagraphsSkeleton
 from kapi.formats.office.inline import (
     CONTAINER,
     OUTER_LEVEL,
@@ -72,16 +73,11 @@ from kapi.formats.office.inline import (
     Dialect,
     InlineBuilder,
     ParagraphSkeleton,
-    PartEdits,
     choose_base,
-    refuse_targets,
 )
 from kapi.formats.office.package import (
-    OfficeFormat,
     OfficePackage,
     Relationship,
-    open_package,
-    write_package,
 )
 from kapi.formats.office.xmlsplice import Ancestors, Element, escape_text
 
@@ -252,20 +248,19 @@ class _Styles:
 
 
 @frozen
-class DocxSkeleton:
-    """The package and, per block, the paragraphs it was read from (a text box's fallback copy too)."""
-
-    package: OfficePackage
-    paragraphs: dict[str, tuple[tuple[str, ParagraphSkeleton], ...]]
+class DocxSkeleton(ParagraphsSkeleton):
+    """A Word document as read: a text box read from its fallback copy too."""
 
 
-class DocxFormat(OfficeFormat):
+class DocxFormat(ParagraphFormat[DocxSkeleton]):
     """Word documents, edited in place (editable and round-trip, not generative)."""
 
     name = "docx"
+    application = "Word"
+    noun = "a Word document"
+    skeleton_type = DocxSkeleton
 
-    def _read(self, data: bytes, path: str, locale: str) -> Document:
-        package = open_package(data, path=path, kind="docx", limits=self.limits)
+    def _read(self, package: OfficePackage, path: str, locale: str) -> Document:
         main = package.main_part
         styles = _read_styles(package, main)
         doc_locale = (
@@ -289,25 +284,6 @@ class DocxFormat(OfficeFormat):
             locale=doc_locale,
             skeleton=DocxSkeleton(package, paragraphs),
         )
-
-    def write(self, document: Document) -> bytes:
-        skeleton = document.skeleton
-        if not isinstance(skeleton, DocxSkeleton):
-            raise WriteRefused(
-                "a Word document can only be written back over the file it was read from",
-                capability="generative",
-            )
-        refuse_targets(document.blocks, "Word")
-        edits = PartEdits(skeleton.package.read)
-        for block in document.blocks:
-            found = skeleton.paragraphs.get(block.id)
-            if not found or block.source == found[0][1].runs:
-                continue
-            primary = found[0][1].runs
-            for part, paragraph in found:
-                if paragraph.runs == primary:
-                    edits.paragraph(part, paragraph, block.source, block.id)
-        return write_package(skeleton.package, edits.rendered())
 
 
 def _canonical_or_empty(tag: str) -> str:

@@ -30,12 +30,12 @@ or reject a revision, so it is refused (``WriteRefused``, capability ``editable`
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 
 from attrs import frozen
 
 from kapi.core.format import WriteRefused
-from kapi.core.model import Block, PcClose, PcOpen, Ph, Plural, Run, Runs, Select, Sub, Text
+from kapi.core.model import PcClose, PcOpen, Ph, Plural, Run, Runs, Select, Sub, Text
 from kapi.formats.office.xmlsplice import Element, RangeRenderer, Splicer, xml_encoding
 
 __all__ = [
@@ -47,7 +47,6 @@ __all__ = [
     "Slot",
     "choose_base",
     "rebuild_content",
-    "refuse_targets",
     "write_paragraph",
 ]
 
@@ -623,15 +622,3 @@ class PartEdits:
 
     def rendered(self) -> dict[str, bytes]:
         return {part: splicer.render() for part, splicer in self.splicers.items() if splicer}
-
-
-def refuse_targets(blocks: Iterable[Block], format_name: str) -> None:
-    """A monolingual office file holds one edition: any other is refused."""
-    for block in blocks:
-        for key in block.targets:
-            raise WriteRefused(
-                f"block {block.id!r}: a {format_name} file holds one language; write the "
-                f"{key!r} edition to its own copy of the file",
-                capability="edition",
-                block=block.id,
-            )

@@ -58,12 +58,9 @@ from urllib.parse import unquote
 from attrs import frozen
 
 from kapi.core.format import DEFAULT_LIMITS, FormatError, Limits
-from kapi.core.model import Document
-from kapi.formats.common import gc_paused
 from kapi.formats.office.xmlsplice import Ancestors, Element, OnElement, parse_part
 
 __all__ = [
-    "OfficeFormat",
     "OfficePackage",
     "Relationship",
     "open_package",
@@ -725,19 +722,3 @@ def _without_zip64(extra: bytes) -> bytes:
             kept.append(extra[index : index + 4 + size])
         index += 4 + size
     return b"".join(kept)
-
-
-class OfficeFormat:
-    """What the three office codecs share: limits, and reading with the collector paused."""
-
-    name = ""
-
-    def __init__(self, limits: Limits = DEFAULT_LIMITS) -> None:
-        self.limits = limits
-
-    def read(self, data: bytes, *, path: str = "", locale: str = "") -> Document:
-        with gc_paused():
-            return self._read(data, path, locale)
-
-    def _read(self, data: bytes, path: str, locale: str) -> Document:
-        raise NotImplementedError

@@ -39,6 +39,7 @@ from attrs import frozen
 from kapi.core.format import FormatError, WriteRefused
 from kapi.core.model import Block, Document, PcClose, PcOpen, Ph
 from kapi.formats.common import canonical_or_error
+from kapi.formats.office.codec import ParagraphFormat, ParagraphsSkeleton
 from kapi.formats.office.inline import (
     OUTER_LEVEL,
     RUN_PAIR,
@@ -47,16 +48,11 @@ from kapi.formats.office.inline import (
     Dialect,
     InlineBuilder,
     ParagraphSkeleton,
-    PartEdits,
     choose_base,
-    refuse_targets,
 )
 from kapi.formats.office.package import (
-    OfficeFormat,
     OfficePackage,
     Relationship,
-    open_package,
-    write_package,
 )
 from kapi.formats.office.xmlsplice import Ancestors, Element, escape_text
 
@@ -114,20 +110,19 @@ _DIALECT = PptxDialect()
 
 
 @frozen
-class PptxSkeleton:
-    """The package and, per block, the paragraph it was read from."""
-
-    package: OfficePackage
-    paragraphs: dict[str, tuple[tuple[str, ParagraphSkeleton], ...]]
+class PptxSkeleton(ParagraphsSkeleton):
+    """A PowerPoint deck as read: each block from one paragraph."""
 
 
-class PptxFormat(OfficeFormat):
+class PptxFormat(ParagraphFormat[PptxSkeleton]):
     """PowerPoint decks, edited in place (editable and round-trip, not generative)."""
 
     name = "pptx"
+    application = "PowerPoint"
+    noun = "a PowerPoint deck"
+    skeleton_type = PptxSkeleton
 
-    def _read(self, data: bytes, path: str, locale: str) -> Document:
-        package = open_package(data, path=path, kind="pptx", limits=self.limits)
+    def _read(self, package: OfficePackage, path: str, locale: str) -> Document:
         doc_locale = canonical_or_error(locale, path) or "en"
         main = package.main_part
         blocks: list[Block] = []
@@ -158,23 +153,6 @@ class PptxFormat(OfficeFormat):
             locale=doc_locale,
             skeleton=PptxSkeleton(package, paragraphs),
         )
-
-    def write(self, document: Document) -> bytes:
-        skeleton = document.skeleton
-        if not isinstance(skeleton, PptxSkeleton):
-            raise WriteRefused(
-                "a PowerPoint deck can only be written back over the file it was read from",
-                capability="generative",
-            )
-        refuse_targets(document.blocks, "PowerPoint")
-        edits = PartEdits(skeleton.package.read)
-        for block in document.blocks:
-            found = skeleton.paragraphs.get(block.id)
-            if not found or block.source == found[0][1].runs:
-                continue
-            for part, paragraph in found:
-                edits.paragraph(part, paragraph, block.source, block.id)
-        return write_package(skeleton.package, edits.rendered())
 
 
 def _stem(part: str) -> str:

@@ -38,6 +38,7 @@ from attrs import frozen
 from kapi.core.format import FormatError, WriteRefused
 from kapi.core.model import Block, Document, Runs, Text
 from kapi.formats.common import canonical_or_error
+from kapi.formats.office.codec import OfficeFormat
 from kapi.formats.office.inline import (
     RUN_PAIR,
     Dialect,
@@ -46,9 +47,8 @@ from kapi.formats.office.inline import (
     PartEdits,
     choose_base,
     rebuild_content,
-    refuse_targets,
 )
-from kapi.formats.office.package import OfficeFormat, OfficePackage, open_package, write_package
+from kapi.formats.office.package import OfficePackage
 from kapi.formats.office.xmlsplice import Ancestors, Element, escape_text
 
 __all__ = ["XlsxFormat"]
@@ -112,13 +112,15 @@ class XlsxSkeleton:
     users: dict[int, list[str]]  # shared string index -> cells using it
 
 
-class XlsxFormat(OfficeFormat):
+class XlsxFormat(OfficeFormat[XlsxSkeleton]):
     """Excel workbooks, edited in place (editable and round-trip, not generative)."""
 
     name = "xlsx"
+    application = "Excel"
+    noun = "an Excel workbook"
+    skeleton_type = XlsxSkeleton
 
-    def _read(self, data: bytes, path: str, locale: str) -> Document:
-        package = open_package(data, path=path, kind="xlsx", limits=self.limits)
+    def _read(self, package: OfficePackage, path: str, locale: str) -> Document:
         doc_locale = canonical_or_error(locale, path) or "en"
         main = package.main_part
         shared = _read_shared_strings(package, main)
@@ -151,15 +153,7 @@ class XlsxFormat(OfficeFormat):
             skeleton=XlsxSkeleton(package, cells, shared, users),
         )
 
-    def write(self, document: Document) -> bytes:
-        skeleton = document.skeleton
-        if not isinstance(skeleton, XlsxSkeleton):
-            raise WriteRefused(
-                "an Excel workbook can only be written back over the file it was read from",
-                capability="generative",
-            )
-        refuse_targets(document.blocks, "Excel")
-        edits = PartEdits(skeleton.package.read)
+    def _edit(self, document: Document, skeleton: XlsxSkeleton, edits: PartEdits) -> None:
         shared_edits: dict[int, list[tuple[str, Runs]]] = {}
         for block in document.blocks:
             cell = skeleton.cells.get(block.id)
@@ -179,7 +173,6 @@ class XlsxFormat(OfficeFormat):
                 shared_edits.setdefault(cell.index, []).append((block.id, block.source))
         if shared_edits:
             _write_shared(skeleton, shared_edits, edits)
-        return write_package(skeleton.package, edits.rendered())
 
 
 def _write_shared(
