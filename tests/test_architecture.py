@@ -109,3 +109,101 @@ def test_no_test_reads_beside_the_checkout():
     assert offenders == []
     assert (ROOT / "tests/conformance/neokapi-change-v1/NOTICE.md").is_file()
     assert (ROOT / "tests/conformance/neokapi-mcp-v1/mcp_tools.frozen.json").is_file()
+
+
+def test_every_error_kapi_raises_is_a_kapi_error():
+    """One error tree: a door maps any public exception of kapi to its code and exit code."""
+    import importlib
+    import inspect as inspection
+
+    from kapi.core.errors import KapiError
+
+    strays = []
+    for source in (ROOT / "packages").glob("*/src"):
+        for path in sorted(source.rglob("*.py")):
+            parts = path.relative_to(source).with_suffix("").parts
+            name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+            if name.startswith("kapi.mcp") or name.endswith("__main__"):
+                continue
+            module = importlib.import_module(name)
+            for attribute, value in vars(module).items():
+                if (
+                    inspection.isclass(value)
+                    and issubclass(value, BaseException)
+                    and value.__module__ == name
+                    and not attribute.startswith("_")
+                    and not issubclass(value, KapiError)
+                ):
+                    strays.append(f"{name}.{attribute}")
+    assert strays == []
+
+
+def _module_graph() -> dict[str, set[str]]:
+    """Every kapi module and the kapi modules it imports, at the top or inside a function.
+
+    Imports under ``if TYPE_CHECKING:`` never run, so they are not edges.
+    """
+    modules: dict[str, Path] = {}
+    for source in (ROOT / "packages").glob("*/src"):
+        for path in source.rglob("*.py"):
+            parts = path.relative_to(source).with_suffix("").parts
+            modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    graph: dict[str, set[str]] = {name: set() for name in modules}
+    for name, path in modules.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        typing_only = {
+            id(inner)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+            for statement in node.body
+            for inner in ast.walk(statement)
+        }
+        for node in ast.walk(tree):
+            if id(node) in typing_only:
+                continue
+            if isinstance(node, ast.Import):
+                graph[name].update(a.name for a in node.names if a.name in modules)
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                for alias in node.names:
+                    full = f"{node.module}.{alias.name}"
+                    if full in modules:
+                        graph[name].add(full)
+                    elif node.module in modules:
+                        graph[name].add(node.module)
+    return graph
+
+
+def test_the_import_graph_has_no_cycle():
+    """No module reaches itself through imports, lazy ones included (Tarjan's algorithm)."""
+    graph = _module_graph()
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for other in sorted(graph[node]):
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in on_stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1 or node in graph[node]:
+                cycles.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    assert cycles == []

@@ -32,4 +32,4 @@ def test_unknown_format_is_not_found_on_the_format_field():
 
 def test_every_listed_format_can_be_described():
     for entry in list_formats():
-        assert describe_format(entry["name"])["format"] == entry["name"]
+        assert describe_format(entry.name)["format"] == entry.name

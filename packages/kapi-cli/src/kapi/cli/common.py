@@ -29,11 +29,13 @@ def workspace_of(source_lang: str | None = None) -> Workspace:
     ctx = click.get_current_context()
     project = (ctx.find_root().obj or {}).get("project")
     try:
-        return open_workspace(
+        workspace = open_workspace(
             project=project, source_language=locale_of(source_lang) if source_lang else None
         )
     except HostError as err:
         _exit(err)
+    ctx.call_on_close(workspace.close)  # the store closes when the verb ends
+    return workspace
 
 
 def _exit(err: HostError) -> NoReturn:
@@ -43,18 +45,9 @@ def _exit(err: HostError) -> NoReturn:
 
 def project_inputs(files: tuple[str, ...], workspace: Workspace) -> list[str]:
     """Files named, else the project's declared content, else stdin."""
-    from kapi.host.inputs import expand_inputs
+    from kapi.host.inputs import inputs_for
 
-    if not files and workspace.project is not None:
-        return [str(workspace.project.root / p) for p in workspace.project.source_files()]
-    if not files:
-        if sys.stdin.isatty():
-            raise HostError(
-                "no input: name files, or pipe content with --format", exit_code=EXIT_USAGE
-            )
-        return ["-"]
-    scope = "the project" if workspace.project is not None else "the current folder"
-    return expand_inputs(files, root=workspace.root, scope=scope)
+    return inputs_for(files, workspace, stdin_is_terminal=sys.stdin.isatty())
 
 
 def locale_of(value: str) -> str:

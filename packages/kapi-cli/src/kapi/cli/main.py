@@ -18,7 +18,7 @@ from kapi.cli.common import (
     workspace_of,
 )
 from kapi.cli.output import emit_json, fail, table, warn
-from kapi.host.errors import EXIT_USAGE, HostError
+from kapi.host.errors import EXIT_USAGE, HostError, KapiError
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -238,21 +238,22 @@ def _print_result(result, *, as_json: bool, dry_run: bool) -> None:  # type: ign
 def formats(as_json: bool) -> None:
     """List the formats kapi reads and writes, and what a change set may do to each."""
     from kapi.host.formats import list_formats
+    from kapi.host.wire import encode
 
     specs = list_formats()
     if as_json:
-        emit_json(specs)
+        emit_json(encode(specs))
         return
     yes = {True: "yes", False: "-"}
     rows = [
         (
-            s["name"],
-            " ".join(s["extensions"]),
-            yes[s["editable"]],
-            yes[s["round_trip"]],
-            yes[s["generative"]],
-            s["editions"],
-            s["title"],
+            s.name,
+            " ".join(s.extensions),
+            yes[s.editable],
+            yes[s.round_trip],
+            yes[s.generative],
+            s.editions,
+            s.title,
         )
         for s in specs
     ]
@@ -271,32 +272,28 @@ def formats(as_json: bool) -> None:
 @format_option
 def stats(files: tuple[str, ...], as_json: bool, source_lang: str, format_name: str | None) -> None:
     """Count blocks, words and characters of translatable content in FILES."""
-    from kapi.host.documents import stats as count
+    from kapi.host.stats import StatsRequest, run_stats
+    from kapi.host.wire import encode
 
     workspace = workspace_of(source_lang)
     try:
-        counts, failures = count(
-            project_inputs(files, workspace),
-            locale=workspace.source_language,
-            format_name=format_name,
-            home=workspace.home(),
+        request = StatsRequest(
+            paths=tuple(project_inputs(files, workspace)), format_name=format_name
         )
+        result = run_stats(request, workspace)
     except HostError as err:
         fail(err, as_json=as_json)
+    counts = result.counts
     if as_json:
-        emit_json(counts)
+        emit_json(encode(counts))
     else:
-        rows = [
-            (f["path"], f["format"], f["blocks"], f["words"], f["characters"])
-            for f in counts["files"]
-        ]
-        total = counts["total"]
-        rows.append(("total", "", total["blocks"], total["words"], total["characters"]))
+        rows = [(f.path, f.format, f.blocks, f.words, f.characters) for f in counts.files]
+        total = counts.total
+        rows.append(("total", "", total.blocks, total.words, total.characters))
         click.echo(table(("FILE", "FORMAT", "BLOCKS", "WORDS", "CHARACTERS"), rows))
-    for failure in failures:
+    for failure in result.failures:
         warn(f"Error: {failure.message}")
-    if failures:
-        sys.exit(EXIT_USAGE)
+    sys.exit(result.exit_code)
 
 
 @cli.command()
@@ -378,7 +375,7 @@ def main() -> None:
         sys.exit(err.exit_code)
     except click.exceptions.Exit as done:
         sys.exit(done.exit_code)
-    except HostError as err:  # a verb that did not catch its own: still a message, not a traceback
+    except KapiError as err:  # a verb that did not catch its own: still a message, not a traceback
         fail(err)
     except KeyboardInterrupt:
         click.echo("Interrupted.", err=True)

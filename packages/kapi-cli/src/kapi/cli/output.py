@@ -11,11 +11,11 @@ import json
 import re
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
-from kapi.host.errors import HostError
+from kapi.host.errors import error_payload, exit_code_of
 
 __all__ = ["emit_json", "fail", "printable", "say", "table", "warn"]
 
@@ -49,13 +49,14 @@ def warn(message: str) -> None:
     say(message, err=True)
 
 
-def fail(error: HostError, *, as_json: bool = False) -> None:
-    """Report an error and exit with its code."""
+def fail(error: BaseException, *, as_json: bool = False) -> NoReturn:
+    """Report an error (any :class:`~kapi.core.errors.KapiError`) and exit with its code."""
+    payload = error_payload(error)
     if as_json:
-        say(json.dumps({"error": error.message, "code": error.code}, ensure_ascii=False))
+        say(json.dumps(payload, ensure_ascii=False))
     else:
-        say(f"Error: {error.message}", err=True)
-    sys.exit(error.exit_code)
+        say(f"Error: {payload['error']}", err=True)
+    sys.exit(exit_code_of(error))
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:

@@ -77,7 +77,15 @@ def apply_change_set(
         notices.append(
             f"origin is kept only for tools; this edit is recorded as the {actor.actor.kind}'s own"
         )
-    workspace = workspace or open_workspace()
+    if workspace is None:  # a workspace this call opens, it closes
+        with open_workspace() as opened:
+            return _apply(change_set, actor, opened, tuple(notices))
+    return _apply(change_set, actor, workspace, tuple(notices))
+
+
+def _apply(
+    change_set: ChangeSet, actor: ResolvedActor, workspace: Workspace, notices: tuple[str, ...]
+) -> ApplyOutcome:
     try:
         service = workspace.change_service(actor.actor)
     except HostError as err:  # the project's store could not be opened: write nothing
@@ -87,7 +95,7 @@ def apply_change_set(
         )
         return ApplyOutcome(result=error_result(refusal), change_set=change_set)
     result = service.apply(change_set, actor.actor)
-    return ApplyOutcome(result=result, change_set=change_set, notices=tuple(notices))
+    return ApplyOutcome(result=result, change_set=change_set, notices=notices)
 
 
 def _origin(op: Op) -> bool:

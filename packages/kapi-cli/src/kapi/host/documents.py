@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import re
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
 
 from attrs import frozen
 
@@ -18,9 +16,7 @@ from kapi.core.model import Document, plain_text
 from kapi.formats.common import gc_paused
 from kapi.formats.home import FileHome
 
-__all__ = ["FileFailure", "InspectedFile", "inspect_files", "read_inputs", "stats"]
-
-_WORD = re.compile(r"\w+(?:[-'’]\w+)*")
+__all__ = ["FileFailure", "InspectedFile", "inspect_files", "read_inputs"]
 
 
 @frozen
@@ -138,43 +134,3 @@ def inspect_files(
                     continue
                 records.append(read_block(block, item.staged, own_edition=own_edition))
     return records, failures
-
-
-def count_words(text: str) -> int:
-    return len(_WORD.findall(text))
-
-
-def stats(
-    paths: Sequence[str],
-    *,
-    locale: str = "en",
-    format_name: str | None = None,
-    home: FileHome | None = None,
-) -> tuple[dict[str, Any], list[FileFailure]]:
-    """Blocks, words and characters of translatable content per file and in total."""
-    files: list[dict[str, Any]] = []
-    failures: list[FileFailure] = []
-    for item in read_inputs(paths, locale=locale, format_name=format_name, home=home):
-        if isinstance(item, FileFailure):
-            failures.append(item)
-            continue
-        blocks = [
-            b for b in item.document.blocks if b.translatable and plain_text(b.source).strip()
-        ]
-        texts = [plain_text(b.source) for b in blocks]
-        files.append(
-            {
-                "path": item.path,
-                "format": item.format,
-                "blocks": len(blocks),
-                "words": sum(count_words(t) for t in texts),
-                "characters": sum(len(t) for t in texts),
-            }
-        )
-    total = {
-        "files": len(files),
-        "blocks": sum(f["blocks"] for f in files),
-        "words": sum(f["words"] for f in files),
-        "characters": sum(f["characters"] for f in files),
-    }
-    return {"files": files, "total": total}, failures

@@ -1,17 +1,53 @@
-"""Errors the host reports to a person: a message and the exit code it maps to."""
+"""Errors the host reports to a person, and the one mapping of any error to what a door shows.
+
+Every error kapi raises is a :class:`~kapi.core.errors.KapiError`; the CLI
+exits with :func:`exit_code_of` and prints :func:`error_payload` (``--json``),
+and the MCP server turns the same payload into an error result.
+"""
 
 from __future__ import annotations
 
-__all__ = ["EXIT_DID_NOT_RUN", "EXIT_ERROR", "EXIT_GATE", "EXIT_OK", "EXIT_USAGE", "HostError"]
+from typing import Any
 
-EXIT_OK = 0
-EXIT_ERROR = 1
-EXIT_USAGE = 2
-EXIT_GATE = 3
-EXIT_DID_NOT_RUN = 4
+from kapi.core.errors import (
+    EXIT_DID_NOT_RUN,
+    EXIT_ERROR,
+    EXIT_OK,
+    EXIT_UNREACHABLE,
+    EXIT_USAGE,
+    KapiError,
+)
+from kapi.core.errors import EXIT_REFUSED as EXIT_GATE
+
+__all__ = [
+    "EXIT_DID_NOT_RUN",
+    "EXIT_ERROR",
+    "EXIT_GATE",
+    "EXIT_OK",
+    "EXIT_UNREACHABLE",
+    "EXIT_USAGE",
+    "HostError",
+    "KapiError",
+    "error_payload",
+    "exit_code_of",
+]
 
 
-class HostError(Exception):
+def exit_code_of(error: BaseException) -> int:
+    """The exit code a command line ends with for ``error`` (1 for anything unforeseen)."""
+    return error.exit_code if isinstance(error, KapiError) else EXIT_ERROR
+
+
+def error_payload(error: BaseException) -> dict[str, Any]:
+    """``{"error": message, "code": symbol}``: the error as ``--json`` and MCP report it."""
+    if isinstance(error, HostError):
+        return {"error": error.message, "code": error.code}
+    if isinstance(error, KapiError):
+        return {"error": str(error), "code": str(error.code)}
+    return {"error": str(error) or type(error).__name__, "code": "error"}
+
+
+class HostError(KapiError):
     """A failure a person can act on; ``code`` is the JSON envelope's symbol."""
 
     def __init__(self, message: str, *, exit_code: int = EXIT_ERROR, code: str = "") -> None:

@@ -4,33 +4,54 @@ from __future__ import annotations
 
 from typing import Any
 
+from attrs import frozen
+
 from kapi.core.change.errors import ChangeError, ErrorCode
 
-__all__ = ["describe_format", "list_formats"]
+__all__ = ["FormatInfo", "describe_format", "list_formats"]
 
 
-def list_formats() -> list[dict[str, Any]]:
+@frozen
+class FormatInfo:
+    """A registered format and what kapi can do with its files (``kapi formats --json``)."""
+
+    name: str
+    title: str
+    extensions: tuple[str, ...]
+    mime_types: tuple[str, ...]
+    reader: bool
+    writer: bool
+    editable: bool
+    round_trip: bool
+    generative: bool
+    interchange: bool
+    editions: str
+    structural: bool
+    writable_attrs: dict[str, tuple[str, ...]]
+
+
+def list_formats() -> tuple[FormatInfo, ...]:
     """Every registered format with its capability flags, by name."""
     from kapi.formats import registry
 
-    return [
-        {
-            "name": spec.name,
-            "title": spec.title,
-            "extensions": list(spec.extensions),
-            "mime_types": list(spec.mime_types),
-            "reader": spec.reader,
-            "writer": spec.writer,
-            "editable": spec.editable,
-            "round_trip": spec.round_trip,
-            "generative": spec.generative,
-            "interchange": spec.interchange,
-            "editions": spec.capabilities.editions,
-            "structural": spec.structural,
-            "writable_attrs": {k: list(v) for k, v in spec.writable_attrs.items()},
-        }
+    return tuple(
+        FormatInfo(
+            name=spec.name,
+            title=spec.title,
+            extensions=tuple(spec.extensions),
+            mime_types=tuple(spec.mime_types),
+            reader=spec.reader,
+            writer=spec.writer,
+            editable=spec.editable,
+            round_trip=spec.round_trip,
+            generative=spec.generative,
+            interchange=spec.interchange,
+            editions=spec.capabilities.editions,
+            structural=spec.structural,
+            writable_attrs={k: tuple(v) for k, v in spec.writable_attrs.items()},
+        )
         for spec in registry.all_formats()
-    ]
+    )
 
 
 def describe_format(name: str) -> dict[str, Any]:

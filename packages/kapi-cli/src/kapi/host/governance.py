@@ -44,17 +44,14 @@ __all__ = ["Governance", "ProjectCommitCheck", "parse_yaml", "voice_binding"]
 
 
 def parse_yaml(text: str, source: str) -> Any:
-    from ruamel.yaml import YAML
-    from ruamel.yaml.error import YAMLError
+    """A governance file's YAML as plain values; a syntax error names ``source`` and the line."""
+    from kapi.host.yaml import YamlSyntaxError, load_plain
 
     try:
-        return YAML(typ="safe", pure=True).load(text)
-    except YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        where = f":{mark.line + 1}" if mark is not None else ""
-        raise GovernanceError(
-            f"not valid YAML{where}: {getattr(err, 'problem', err)}", source
-        ) from None
+        return load_plain(text)
+    except YamlSyntaxError as err:
+        where = f":{err.line}" if err.line is not None else ""
+        raise GovernanceError(f"not valid YAML{where}: {err.problem}", source) from None
 
 
 def voice_binding(value: Any, key: str) -> VoiceBinding | None:
@@ -169,9 +166,9 @@ class Governance:
             loaded = load_voice_profile(parse_yaml(text, source), source)
         except GovernanceError as err:
             if err.line is None and err.path:
-                from kapi.host.voices import yaml_line
+                from kapi.host.yaml import line_of_text
 
-                err.line = yaml_line(text, tuple(err.path))
+                err.line = line_of_text(text, tuple(err.path))
             raise
         self._voices[binding] = loaded
         return loaded

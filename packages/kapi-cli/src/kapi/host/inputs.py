@@ -6,11 +6,15 @@ import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kapi.formats.containment import Outside, is_inside, resolve_inside
 from kapi.host.errors import EXIT_USAGE, HostError
 
-__all__ = ["expand_inputs"]
+if TYPE_CHECKING:
+    from kapi.host.workspace import Workspace
+
+__all__ = ["expand_inputs", "inputs_for"]
 
 _GLOB_CHARS = re.compile(r"[*?\[{]")
 
@@ -106,3 +110,22 @@ def expand_inputs(
                 seen.add(candidate)
                 out.append(candidate)
     return out
+
+
+def inputs_for(files: Iterable[str], workspace: Workspace, *, stdin_is_terminal: bool) -> list[str]:
+    """What a verb reads: the files named, else the project's declared content, else stdin.
+
+    Stdin (``-``) counts only when something is piped in; at a terminal with
+    nothing named and no project there is nothing to read, a usage error.
+    """
+    named = tuple(files)
+    if not named and workspace.project is not None:
+        return [str(workspace.project.root / p) for p in workspace.project.source_files()]
+    if not named:
+        if stdin_is_terminal:
+            raise HostError(
+                "no input: name files, or pipe content with --format", exit_code=EXIT_USAGE
+            )
+        return ["-"]
+    scope = "the project" if workspace.project is not None else "the current folder"
+    return expand_inputs(named, root=workspace.root, scope=scope)

@@ -26,6 +26,7 @@ from attrs import field, frozen
 from kapi.core.edition import EditionKeyError, canonical_locale
 from kapi.core.governance.glob import GlobError, glob_match, literal_prefix
 from kapi.host.errors import EXIT_ERROR, EXIT_USAGE, HostError
+from kapi.host.yaml import YamlSyntaxError, key_path, line_of, line_of_path, load_yaml
 
 __all__ = [
     "RECIPE_NAME",
@@ -399,66 +400,41 @@ def _recipe_at(path: Path, *, explicit: bool) -> Path:
     raise HostError(f"{path}: no {RECIPE_NAME} here or above", exit_code=EXIT_ERROR)
 
 
-def _yaml() -> Any:
-    from ruamel.yaml import YAML
-
-    yaml = YAML(typ="rt")
-    yaml.preserve_quotes = True
-    return yaml
-
-
-def _line(node: Any, key: str | int | None = None) -> int | None:
-    try:
-        if key is None:
-            return int(node.lc.line) + 1
-        return (
-            int(node.lc.key(key)[0]) + 1 if isinstance(key, str) else int(node.lc.item(key)[0]) + 1
-        )
-    except (AttributeError, KeyError, TypeError, IndexError):
-        return None
-
-
 def load_project(recipe_path: Path) -> Project:
     """Parse and validate a recipe; errors name the file, line and key."""
-    from ruamel.yaml.error import YAMLError
-
     try:
         text = recipe_path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as err:
         raise RecipeError(f"cannot read: {err}", path=recipe_path) from None
     try:
-        data = _yaml().load(text)
-    except YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else None
-        raise RecipeError(
-            f"not valid YAML: {getattr(err, 'problem', err)}", path=recipe_path, line=line
-        ) from None
+        data = load_yaml(text)
+    except YamlSyntaxError as err:
+        raise RecipeError(str(err), path=recipe_path, line=err.line) from None
     if not isinstance(data, Mapping):
         raise RecipeError("a recipe is a mapping of keys", path=recipe_path)
     warnings: list[str] = []
     _typos(data, _TOP_KEYS, "", recipe_path, warnings)
     if data.get("version") != "v1":
         raise RecipeError(
-            "version must be v1", path=recipe_path, line=_line(data, "version"), key="version"
+            "version must be v1", path=recipe_path, line=line_of(data, "version"), key="version"
         )
     defaults = data.get("defaults") or {}
     if not isinstance(defaults, Mapping):
         raise RecipeError(
             "defaults must be a mapping",
             path=recipe_path,
-            line=_line(data, "defaults"),
+            line=line_of(data, "defaults"),
             key="defaults",
         )
     _typos(defaults, _DEFAULT_KEYS, "defaults.", recipe_path, warnings)
     source = _locale(
         defaults.get("source_language") or "en",
         recipe_path,
-        _line(defaults, "source_language"),
+        line_of(defaults, "source_language"),
         "defaults.source_language",
     )
     targets = tuple(
-        _locale(t, recipe_path, _line(defaults, "target_languages"), "defaults.target_languages")
+        _locale(t, recipe_path, line_of(defaults, "target_languages"), "defaults.target_languages")
         for t in _list(defaults.get("target_languages"), recipe_path, defaults, "target_languages")
     )
     collections = tuple(
@@ -487,24 +463,9 @@ def load_project(recipe_path: Path) -> Project:
     )
 
 
-_KEY_STEP = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
-
-
 def line_of_key(raw: Any, key: str) -> int | None:
     """The line of a dotted key path (``collections[0].channel``) in the loaded recipe."""
-    node = raw
-    line: int | None = None
-    for name, index in _KEY_STEP.findall(key):
-        step: str | int = int(index) if index else name
-        found = _line(node, step)
-        if found is None:
-            break
-        line = found
-        try:
-            node = node[step]
-        except (KeyError, IndexError, TypeError):
-            break
-    return line
+    return line_of_path(raw, key_path(key))
 
 
 _STATES = frozenset(
@@ -529,7 +490,7 @@ def _check_gates(data: Mapping[str, Any], path: Path) -> None:
         raise RecipeError(
             "gates is a mapping of names to gates",
             path=path,
-            line=_line(data, "gates"),
+            line=line_of(data, "gates"),
             key="gates",
         )
     for name, gate in named.items():
@@ -541,7 +502,7 @@ def _check_gates(data: Mapping[str, Any], path: Path) -> None:
         raise RecipeError(
             "ship_gates is a list of {when, gate}",
             path=path,
-            line=_line(data, "ship_gates"),
+            line=line_of(data, "ship_gates"),
             key="ship_gates",
         )
     for index, rule in enumerate(rules):
@@ -550,7 +511,7 @@ def _check_gates(data: Mapping[str, Any], path: Path) -> None:
             raise RecipeError(
                 "each rule needs gate (and optionally when)",
                 path=path,
-                line=_line(rules, index),
+                line=line_of(rules, index),
                 key=key,
             )
         _check_gate(rule["gate"], path, rule, "gate", f"{key}.gate", named)
@@ -562,14 +523,17 @@ def _check_gate(
     if isinstance(gate, str):
         if gate not in named:
             raise RecipeError(
-                f"no gate named {gate!r} under gates:", path=path, line=_line(parent, name), key=key
+                f"no gate named {gate!r} under gates:",
+                path=path,
+                line=line_of(parent, name),
+                key=key,
             )
         return
     if not isinstance(gate, Mapping):
         raise RecipeError(
             "a gate maps states to a percentage or {pct, by}",
             path=path,
-            line=_line(parent, name),
+            line=line_of(parent, name),
             key=key,
         )
     for state, rule in gate.items():
@@ -578,7 +542,7 @@ def _check_gate(
             raise RecipeError(
                 f"unknown state {state!r}; states: {', '.join(sorted(_STATES))}",
                 path=path,
-                line=_line(gate, state),
+                line=line_of(gate, state),
                 key=where,
             )
         pct = rule.get("pct") if isinstance(rule, Mapping) else rule
@@ -586,12 +550,12 @@ def _check_gate(
             raise RecipeError(
                 "a gate's percentage is a number from 0 to 100",
                 path=path,
-                line=_line(gate, state),
+                line=line_of(gate, state),
                 key=where,
             )
         if isinstance(rule, Mapping) and rule.get("by", "human") not in ("human", "any"):
             raise RecipeError(
-                "by is human or any", path=path, line=_line(gate, state), key=f"{where}.by"
+                "by is human or any", path=path, line=line_of(gate, state), key=f"{where}.by"
             )
 
 
@@ -603,7 +567,7 @@ def _typos(
             continue
         near = difflib.get_close_matches(key, known, n=1, cutoff=0.75)
         if near:
-            line = _line(node, key)
+            line = line_of(node, key)
             warnings.append(
                 f"{path}:{line}: {prefix}{key}: unknown key; did you mean {prefix}{near[0]}? (kept as written)"
             )
@@ -613,7 +577,7 @@ def _list(value: Any, path: Path, parent: Any, key: str) -> list[Any]:
     if value is None:
         return []
     if isinstance(value, str) or not isinstance(value, Sequence):
-        raise RecipeError("must be a list", path=path, line=_line(parent, key), key=key)
+        raise RecipeError("must be a list", path=path, line=line_of(parent, key), key=key)
     return list(value)
 
 
@@ -635,7 +599,7 @@ def _collection(node: Any, index: int, path: Path, warnings: list[str]) -> Colle
         raise RecipeError(
             f"channel must be qualified as profile/channel (got {channel!r})",
             path=path,
-            line=_line(node, "channel"),
+            line=line_of(node, "channel"),
             key=f"{key}.channel",
         )
     raw_items = node.get("content")
@@ -643,7 +607,7 @@ def _collection(node: Any, index: int, path: Path, warnings: list[str]) -> Colle
     if raw_items is None:
         if "path" not in node:
             raise RecipeError(
-                "a collection needs path or content", path=path, line=_line(node), key=key
+                "a collection needs path or content", path=path, line=line_of(node), key=key
             )
         items.append(_item(node, key, path, base, warnings, bare=True))
     else:
@@ -654,7 +618,7 @@ def _collection(node: Any, index: int, path: Path, warnings: list[str]) -> Colle
     source_only = bool(node.get("source_only", False))
     if source_only and any(item.target for item in items):
         raise RecipeError(
-            "source_only and a target cannot go together", path=path, line=_line(node), key=key
+            "source_only and a target cannot go together", path=path, line=line_of(node), key=key
         )
     languages = node.get("target_languages")
     return Collection(
@@ -663,12 +627,15 @@ def _collection(node: Any, index: int, path: Path, warnings: list[str]) -> Colle
         channel=channel,
         source_only=source_only,
         source_language=_locale(
-            node["source_language"], path, _line(node, "source_language"), f"{key}.source_language"
+            node["source_language"],
+            path,
+            line_of(node, "source_language"),
+            f"{key}.source_language",
         )
         if node.get("source_language")
         else "",
         target_languages=tuple(
-            _locale(t, path, _line(node, "target_languages"), f"{key}.target_languages")
+            _locale(t, path, line_of(node, "target_languages"), f"{key}.target_languages")
             for t in languages
         )
         if languages
@@ -688,7 +655,7 @@ def _stays_inside(node: Mapping[str, Any], name: str, path: Path, key: str) -> N
             f"{value!r} leads outside the project; name paths relative to the folder of "
             "kapi.yaml, without `..`",
             path=path,
-            line=_line(node, name),
+            line=line_of(node, name),
             key=f"{key}.{name}",
         )
 
@@ -705,13 +672,13 @@ def _item(
     pattern = node.get("path")
     if not pattern or not isinstance(pattern, str):
         raise RecipeError(
-            "path (a glob) is required", path=path, line=_line(node), key=f"{key}.path"
+            "path (a glob) is required", path=path, line=line_of(node), key=f"{key}.path"
         )
     try:
         glob_match(pattern, "")
     except GlobError as err:
         raise RecipeError(
-            str(err), path=path, line=_line(node, "path"), key=f"{key}.path"
+            str(err), path=path, line=line_of(node, "path"), key=f"{key}.path"
         ) from None
     format_value = node.get("format") or ""
     if isinstance(format_value, Mapping):

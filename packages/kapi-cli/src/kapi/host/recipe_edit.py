@@ -54,11 +54,11 @@ def check_recipe_edit(path: str, value: Any) -> str | None:
 
 def edit_recipe(recipe: Path, path: str, value: Any) -> None:
     """Set one field, keeping every comment and the layout of the rest of the file."""
-    from ruamel.yaml import YAML
     from ruamel.yaml.comments import CommentedMap
 
-    yaml = YAML(typ="rt")
-    yaml.preserve_quotes = True
+    from kapi.host.yaml import round_trip
+
+    yaml = round_trip()
     original = recipe.read_text(encoding="utf-8")
     data = yaml.load(original)
     node = data

@@ -15,11 +15,11 @@ import random
 import sqlite3
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kapi.core.change.ops import ChangeSet, Decide, Memory, Recipe, Term
 from kapi.core.change.ports import Actor
@@ -28,6 +28,9 @@ from kapi.core.edition import EditionKey, EditionKeyError
 from kapi.core.governance.terms import TERM_STATUSES, Concept, TermStatus, concept_id_for
 from kapi.core.governance.terms import Term as StoreTerm
 from kapi.host.errors import EXIT_ERROR, EXIT_GATE, HostError
+
+if TYPE_CHECKING:
+    from kapi.host.store_port import StorePort
 
 __all__ = ["AGENT_SESSION_RETENTION", "BUSY_WAIT_SECONDS", "MIGRATIONS", "ProjectStore", "now"]
 
@@ -131,9 +134,15 @@ def now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
+def _random_id(digits: int) -> str:
+    return uuid.uuid4().hex[:digits]
+
+
 class ProjectStore:
     """The SQLite store of one project (``.kapi/project.db``).
 
+    ``clock`` gives the time stamps it writes and ``mint`` the ids (``mint(n)``:
+    ``n`` hex digits); both are injected so tests and other stores agree.
     ``display`` names the file in errors (the path relative to the project);
     every failure to open, create or write it is a :class:`HostError`, never a
     traceback: exit 3 (code ``busy``) when another process held it for longer
@@ -148,8 +157,12 @@ class ProjectStore:
         project: str = "",
         source_language: str = "en",
         display: str | None = None,
+        clock: Callable[[], str] = now,
+        mint: Callable[[int], str] | None = None,
     ) -> None:
         self.path = path
+        self._clock = clock
+        self._mint = mint or _random_id
         self.project = project
         self.source_language = source_language
         self.display = display or str(path)
@@ -268,7 +281,7 @@ class ProjectStore:
                 db.execute("DELETE FROM tb_concepts WHERE id = ?", (concept.id,))
                 db.execute(
                     "INSERT INTO tb_concepts VALUES (?, ?, ?)",
-                    (concept.id, json.dumps(payload, ensure_ascii=False), now()),
+                    (concept.id, json.dumps(payload, ensure_ascii=False), self._clock()),
                 )
                 for term in concept.terms:
                     db.execute(
@@ -310,13 +323,13 @@ class ProjectStore:
                 t for t in concept.terms if not (t.text == op.term and t.locale == locale)
             )
             if terms:
-                self.put_concepts([evolve(concept, terms=terms, updated_at=now())])
+                self.put_concepts([evolve(concept, terms=terms, updated_at=self._clock())])
             else:
                 self.delete_concepts([concept.id])
             return
         if concept is None:
             concept = Concept(
-                id=concept_id_for(locale, op.term), source="terminology", created_at=now()
+                id=concept_id_for(locale, op.term), source="terminology", created_at=self._clock()
             )
         kept: list[StoreTerm] = [
             t for t in concept.terms if not (t.text == op.term and t.locale == locale)
@@ -360,7 +373,7 @@ class ProjectStore:
             if op.do_not_translate is None
             else op.do_not_translate,
             properties=properties,
-            updated_at=now(),
+            updated_at=self._clock(),
         )
         self.put_concepts([concept])
         self.log_context(
@@ -380,7 +393,7 @@ class ProjectStore:
             db.execute(
                 "INSERT INTO voice_profiles VALUES (?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET "
                 "yaml = excluded.yaml, source = excluded.source, updated_at = excluded.updated_at",
-                (name, text, source, now()),
+                (name, text, source, self._clock()),
             )
 
     def voice_profiles(self) -> list[dict[str, str]]:
@@ -390,11 +403,11 @@ class ProjectStore:
     # --- memory ---------------------------------------------------------------------
 
     def memory_add(self, source: tuple[str, str], target: tuple[str, str], actor: Actor) -> str:
-        entry = uuid.uuid4().hex[:12]
+        entry = self._mint(12)
         with self._transaction() as db:
             db.execute(
                 "INSERT INTO tm_entries VALUES (?, ?, ?)",
-                (entry, now(), f"{actor.kind}/{actor.name}"),
+                (entry, self._clock(), f"{actor.kind}/{actor.name}"),
             )
             for locale, text in (source, target):
                 db.execute("INSERT INTO tm_variants VALUES (?, ?, ?)", (entry, locale, text))
@@ -422,7 +435,7 @@ class ProjectStore:
     # --- context log, decisions, records, presence ----------------------------------
 
     def log_context(self, kind: str, actor: Actor, payload: dict[str, Any]) -> str:
-        op_id = "op_" + uuid.uuid4().hex[:16]
+        op_id = "op_" + self._mint(16)
         with self._transaction() as db:
             db.execute(
                 "INSERT INTO context_ops (id, kind, actor_kind, actor_name, session, payload, at) "
@@ -434,7 +447,7 @@ class ProjectStore:
                     actor.name,
                     actor.session,
                     json.dumps(payload, ensure_ascii=False),
-                    now(),
+                    self._clock(),
                 ),
             )
         return op_id
@@ -470,7 +483,7 @@ class ProjectStore:
                     actor.kind,
                     actor.name,
                     actor.session,
-                    now(),
+                    self._clock(),
                 ),
             )
 
@@ -495,7 +508,7 @@ class ProjectStore:
     def record_change(
         self, change_set: ChangeSet, result: Result, actor: Actor, payload: dict[str, Any]
     ) -> str:
-        record = "chg_" + uuid.uuid4().hex[:16]
+        record = "chg_" + self._mint(16)
         with self._transaction() as db:
             db.execute(
                 "INSERT INTO change_records VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -507,7 +520,7 @@ class ProjectStore:
                     actor.name,
                     actor.session,
                     json.dumps(payload, ensure_ascii=False),
-                    now(),
+                    self._clock(),
                 ),
             )
         return record
@@ -609,7 +622,7 @@ def _edition(value: str) -> str:
 class StoreAssets:
     """The change service's asset sink: decisions, terms, memory and recipe edits, after content."""
 
-    def __init__(self, store: ProjectStore, recipe_path: Path | None) -> None:
+    def __init__(self, store: StorePort, recipe_path: Path | None) -> None:
         self.store = store
         self.recipe_path = recipe_path
 
@@ -647,7 +660,7 @@ class StoreAssets:
 class StoreRecorder:
     """Keeps each landed change set in ``change_records``."""
 
-    def __init__(self, store: ProjectStore) -> None:
+    def __init__(self, store: StorePort) -> None:
         self.store = store
 
     def record(self, change_set: ChangeSet, result: Result, actor: Actor) -> str | None:

@@ -22,7 +22,7 @@ from kapi.host.errors import EXIT_ERROR, EXIT_USAGE, HostError
 if TYPE_CHECKING:
     from kapi.core.change.ports import Actor
     from kapi.core.governance.terms import Concept, Term, TermsBundle
-    from kapi.host.store import ProjectStore
+    from kapi.host.store_port import StorePort
     from kapi.host.workspace import Workspace
 
 __all__ = [
@@ -60,7 +60,7 @@ def terms_format_for(path: str, format: str | None = None) -> str:
     return found
 
 
-def _store(workspace: Workspace) -> ProjectStore:
+def _store(workspace: Workspace) -> StorePort:
     store = workspace.store
     if store is None:
         raise HostError(

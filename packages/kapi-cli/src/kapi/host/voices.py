@@ -8,33 +8,13 @@ from typing import TYPE_CHECKING, Any
 from kapi.core.governance.errors import GovernanceError
 from kapi.host.errors import EXIT_ERROR, EXIT_USAGE, HostError
 from kapi.host.governance import parse_yaml
+from kapi.host.yaml import line_of_text
 
 if TYPE_CHECKING:
     from kapi.core.change.ports import Actor
     from kapi.host.workspace import Workspace
 
-__all__ = ["import_voice", "list_voices", "validate_voice", "yaml_line"]
-
-
-def yaml_line(text: str, path: tuple[Any, ...]) -> int | None:
-    """The 1-based line of a key path (keys and list indexes) in YAML text, if it can be found."""
-    from ruamel.yaml import YAML
-
-    try:
-        node = YAML(typ="rt").load(text)
-    except Exception:  # the text was already parsed once; a second failure has no line to give
-        return None
-    line: int | None = None
-    for step in path:
-        try:
-            if isinstance(step, int):
-                line = int(node.lc.item(step)[0]) + 1
-            else:
-                line = int(node.lc.key(step)[0]) + 1
-            node = node[step]
-        except (AttributeError, KeyError, IndexError, TypeError):
-            break
-    return line
+__all__ = ["import_voice", "list_voices", "validate_voice"]
 
 
 def validate_voice(path: Path, *, strict: bool = True) -> tuple[Any, list[str]]:
@@ -50,7 +30,7 @@ def validate_voice(path: Path, *, strict: bool = True) -> tuple[Any, list[str]]:
             parse_yaml(text, str(path)), str(path), strict=strict
         )
     except GovernanceError as err:
-        line = yaml_line(text, tuple(getattr(err, "path", ()) or ()))
+        line = line_of_text(text, tuple(getattr(err, "path", ()) or ()))
         where = f"{path}:{line}" if line else str(path)
         key = f" {err.key}:" if err.key else ""
         raise HostError(f"{where}:{key} {err.message}", exit_code=EXIT_USAGE) from None

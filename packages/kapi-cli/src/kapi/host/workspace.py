@@ -1,21 +1,24 @@
 """The composition root: where we are, which project governs it, and the services built for it.
 
 Every door (CLI verb, MCP tool, hook) opens a :class:`Workspace` and asks it
-for what it needs. Nothing else constructs adapters.
+for what it needs; nothing else constructs adapters. A workspace owns what it
+opens: use it as a context manager (or call :meth:`Workspace.close`) and the
+store's connection is released, so a long-lived server holds one per project.
 """
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import Mapping
-from functools import cached_property
 from pathlib import Path
+from types import TracebackType
 
 from kapi.core.change.ports import Actor, ActorKind, CommitCheck
 from kapi.core.change.service import ChangeService
 from kapi.formats.home import FileHome
 from kapi.host.project import Project, discover_project, load_project
 from kapi.host.store import ProjectStore, StoreAssets, StoreRecorder
+from kapi.host.store_port import StorePort
 
 __all__ = ["Workspace", "open_workspace"]
 
@@ -31,6 +34,24 @@ class Workspace:
         self.root = root
         self.project = project
         self._source_language = source_language
+        self._store: StorePort | None = None
+
+    def __enter__(self) -> Workspace:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Release the store's connection (a later use opens it again)."""
+        store, self._store = self._store, None
+        if store is not None:
+            store.close()
 
     @property
     def source_language(self) -> str:
@@ -38,18 +59,20 @@ class Workspace:
             return self._source_language
         return self.project.source_language if self.project is not None else "en"
 
-    @cached_property
-    def store(self) -> ProjectStore | None:
+    @property
+    def store(self) -> StorePort | None:
         """The project's store, opened (created, migrated) on first use; raises HostError."""
         if self.project is None:
             return None
-        path = self.project.state_dir / STORE_NAME
-        return ProjectStore(
-            path,
-            project=self.project.id or self.project.name,
-            source_language=self.project.source_language,
-            display=path.relative_to(self.project.root).as_posix(),
-        )
+        if self._store is None:
+            path = self.project.state_dir / STORE_NAME
+            self._store = ProjectStore(
+                path,
+                project=self.project.id or self.project.name,
+                source_language=self.project.source_language,
+                display=path.relative_to(self.project.root).as_posix(),
+            )
+        return self._store
 
     def home(self) -> FileHome:
         if self.project is not None:

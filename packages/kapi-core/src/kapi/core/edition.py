@@ -11,11 +11,16 @@ import re
 
 from attrs import frozen
 
+from kapi.core.errors import EXIT_USAGE, KapiError
+
 __all__ = ["EditionKey", "EditionKeyError", "canonical_locale", "is_locale"]
 
 
-class EditionKeyError(ValueError):
+class EditionKeyError(KapiError, ValueError):
     """An edition key or language tag that does not parse; the message says why."""
+
+    code = "invalid"
+    exit_code = EXIT_USAGE
 
 
 _LANGUAGE_ALIASES = {"iw": "he", "in": "id", "ji": "yi", "jw": "jv", "mo": "ro", "tl": "fil"}

@@ -16,6 +16,7 @@ import html
 import re
 from collections.abc import Iterable, Mapping
 
+from kapi.core.errors import EXIT_USAGE, KapiError
 from kapi.core.model import PcClose, PcOpen, Ph, Plural, Run, Runs, Select, Sub, Text
 
 __all__ = [
@@ -33,12 +34,15 @@ TOKEN = re.compile(r'<x\s+id="([^"]*)"\s*/>')
 _CHAR_REFERENCE = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
 
 
-class EditTextError(ValueError):
+class EditTextError(KapiError, ValueError):
     """Edit text that does not fit the content it replaces.
 
     ``subcode`` is the guard it maps to (``codes_changed``, ``structure_lost``);
     ``expected``/``found`` name the tokens in question.
     """
+
+    code = "invalid"
+    exit_code = EXIT_USAGE
 
     def __init__(self, message: str, *, subcode: str, expected: str = "", found: str = "") -> None:
         super().__init__(message)

@@ -12,6 +12,7 @@ from typing import Protocol, runtime_checkable
 
 from attrs import field, frozen
 
+from kapi.core.errors import KapiError, contract_exit_code
 from kapi.core.model import Document
 
 __all__ = [
@@ -43,7 +44,7 @@ class Limits:
 DEFAULT_LIMITS = Limits()
 
 
-class FormatError(Exception):
+class FormatError(KapiError):
     """A document could not be read: names what is wrong and where.
 
     ``code`` is a change-contract error code: ``invalid`` for malformed input,
@@ -69,6 +70,7 @@ class FormatError(Exception):
         self.column = column
         self.offset = offset
         self.code = code
+        self.exit_code = contract_exit_code(code)
         self.capability = capability
 
     def located(self) -> str:
@@ -86,7 +88,7 @@ class FormatError(Exception):
         return self.located()
 
 
-class WriteRefused(Exception):
+class WriteRefused(KapiError):
     """A writer cannot express an edit (an edition the file has no place for)."""
 
     def __init__(self, message: str, *, capability: str = "edition", block: str = "") -> None:
@@ -94,6 +96,8 @@ class WriteRefused(Exception):
         self.message = message
         self.capability = capability
         self.block = block
+        self.code = "unsupported"
+        self.exit_code = contract_exit_code("unsupported")
 
 
 @frozen

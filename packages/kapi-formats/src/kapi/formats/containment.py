@@ -12,11 +12,16 @@ import os
 import stat
 from pathlib import Path
 
+from kapi.core.errors import EXIT_USAGE, KapiError
+
 __all__ = ["Outside", "file_kind", "inside", "is_inside", "resolve_inside"]
 
 
-class Outside(ValueError):
+class Outside(KapiError, ValueError):
     """A name that does not resolve inside the root; the message is safe to show."""
+
+    code = "invalid"
+    exit_code = EXIT_USAGE
 
 
 def _real(path: str) -> str:

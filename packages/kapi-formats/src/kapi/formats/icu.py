@@ -28,6 +28,7 @@ from collections.abc import Mapping, Sequence
 
 from attrs import field, frozen
 
+from kapi.core.errors import EXIT_REFUSED, EXIT_USAGE, KapiError
 from kapi.core.model import PcClose, PcOpen, Ph, Plural, Run, Runs, Select, Sub, Text
 
 __all__ = [
@@ -58,8 +59,11 @@ _COMPLEX = re.compile(r"\{\s*[^\s{},]+\s*,\s*(?:plural|selectordinal|select)\s*,
 _STRUCTURES = ("plural", "selectordinal", "select")
 
 
-class IcuSyntaxError(ValueError):
+class IcuSyntaxError(KapiError, ValueError):
     """Text that is not ICU MessageFormat; ``offset`` is where the parser stopped."""
+
+    code = "invalid"
+    exit_code = EXIT_USAGE
 
     def __init__(self, message: str, offset: int) -> None:
         super().__init__(f"{message} (at character {offset + 1})")
@@ -67,8 +71,11 @@ class IcuSyntaxError(ValueError):
         self.offset = offset
 
 
-class IcuRenderError(ValueError):
+class IcuRenderError(KapiError, ValueError):
     """Runs that ICU text cannot hold; ``capability`` names what is missing."""
+
+    code = "unsupported"
+    exit_code = EXIT_REFUSED
 
     def __init__(self, message: str, capability: str) -> None:
         super().__init__(message)

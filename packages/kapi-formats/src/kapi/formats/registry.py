@@ -13,6 +13,7 @@ from functools import cache
 from importlib.metadata import entry_points
 from pathlib import PurePath
 
+from kapi.core.errors import EXIT_USAGE, KapiError
 from kapi.core.format import FormatCodec
 from kapi.formats.spec import FormatSpec
 
@@ -28,8 +29,11 @@ __all__ = [
 ENTRY_POINT_GROUP = "kapi.formats"
 
 
-class UnknownFormat(LookupError):
+class UnknownFormat(KapiError, LookupError):
     """No registered format has that name, or none claims that file."""
+
+    code = "unsupported"
+    exit_code = EXIT_USAGE
 
 
 @cache

@@ -7,6 +7,7 @@ from enum import StrEnum
 from attrs import frozen
 
 from kapi.core.change.ops import PathStep
+from kapi.core.errors import KapiError
 
 __all__ = [
     "EXIT_CODES",
@@ -133,13 +134,17 @@ class ErrorInfo:
         return EXIT_CODES[self.code]
 
 
-class ChangeError(Exception):
+class ChangeError(KapiError):
     """A refusal raised inside the change service or the decoder; carries its :class:`ErrorInfo`."""
+
+    code: ErrorCode
 
     def __init__(self, info: ErrorInfo, *, current: object = None) -> None:
         super().__init__(info.message)
         self.info = info
         self.current = current
+        self.code = info.code
+        self.exit_code = info.exit_code
 
     @classmethod
     def of(
@@ -150,7 +155,3 @@ class ChangeError(Exception):
     ) -> ChangeError:
         current = fields.pop("current", None)
         return cls(ErrorInfo(code=code, message=message, **fields), current=current)  # type: ignore[arg-type]
-
-    @property
-    def code(self) -> ErrorCode:
-        return self.info.code

@@ -18,6 +18,7 @@ from attrs import frozen
 
 from kapi.core.change.ops import ChangeSet, Decide, Memory, Recipe, Term
 from kapi.core.change.result import Finding, Result
+from kapi.core.errors import KapiError, contract_exit_code
 from kapi.core.format import FormatCapabilities
 from kapi.core.model import Document, Runs
 
@@ -128,7 +129,7 @@ class CommitOutcome:
     error: str | None = None  # files landed, then one failed and could not be restored
 
 
-class CommitRefused(Exception):
+class CommitRefused(KapiError):
     """The home could not write the set and every file is as it was (no space, read-only…).
 
     ``code`` is a change-contract error code; ``file`` the key of the file that
@@ -139,11 +140,15 @@ class CommitRefused(Exception):
         super().__init__(message)
         self.file = file
         self.code = code
+        self.exit_code = contract_exit_code(code)
         self.message = message
 
 
-class DocChanged(Exception):
+class DocChanged(KapiError):
     """A document changed under the commit; its current bytes differ from the staged head."""
+
+    code = "doc_changed"
+    exit_code = 3
 
     def __init__(self, doc: str) -> None:
         super().__init__(f"{doc} changed while the change set was being applied")

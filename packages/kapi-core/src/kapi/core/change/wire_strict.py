@@ -45,6 +45,7 @@ from kapi.core.change.wire_shape import (
     wire_fields,
     wire_name,
 )
+from kapi.core.errors import EXIT_USAGE, KapiError
 from kapi.core.model import Constraints, PcClose, PcOpen, Ph, Plural, Text
 
 __all__ = ["Fault", "PathKey", "WireFault", "collect_faults", "install_strict_structure"]
@@ -53,8 +54,11 @@ PathKey: TypeAlias = str | int
 Fault: TypeAlias = tuple[tuple[PathKey, ...], str]
 
 
-class WireFault(Exception):
+class WireFault(KapiError):
     """Values that do not fit the wire: each fault a path (relative to the value) and a message."""
+
+    code = "invalid"
+    exit_code = EXIT_USAGE
 
     def __init__(self, faults: list[Fault]) -> None:
         super().__init__(faults[0][1] if faults else "fault")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from attrs import frozen
 
+from kapi.core.errors import KapiError
+
 __all__ = ["ConfigWarning", "GovernanceError", "KeyPath", "render_key"]
 
 KeyPath = tuple[str | int, ...]
@@ -20,7 +22,7 @@ def render_key(path: KeyPath) -> str:
     return out
 
 
-class GovernanceError(ValueError):
+class GovernanceError(KapiError, ValueError):
     """A voice profile, terms file or recipe binding that cannot be used.
 
     ``source`` names where the data came from (``pack:<name>``, ``store:<name>``
@@ -28,6 +30,8 @@ class GovernanceError(ValueError):
     the same path as steps (so a host can look up the YAML line), and ``line``
     a line number when the parser of the text knows one (CSV, TBX).
     """
+
+    code = "governance"
 
     def __init__(
         self,

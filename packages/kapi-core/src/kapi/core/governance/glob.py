@@ -14,13 +14,18 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from kapi.core.errors import EXIT_USAGE, KapiError
+
 __all__ = ["GlobError", "glob_match", "glob_regex", "literal_prefix"]
 
 _SPECIAL = frozenset("*?[{\\")
 
 
-class GlobError(ValueError):
+class GlobError(KapiError, ValueError):
     """A glob that does not parse (an unclosed ``[`` or ``{``)."""
+
+    code = "invalid"
+    exit_code = EXIT_USAGE
 
 
 def glob_match(pattern: str, path: str) -> bool:

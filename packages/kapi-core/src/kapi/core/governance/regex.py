@@ -22,6 +22,8 @@ from functools import lru_cache
 
 from attrs import frozen
 
+from kapi.core.errors import EXIT_USAGE, KapiError
+
 __all__ = ["PatternError", "compile_portable", "sample_match"]
 
 MAX_REPEAT = 1000
@@ -33,8 +35,11 @@ _CANDIDATES = (
 )
 
 
-class PatternError(ValueError):
+class PatternError(KapiError, ValueError):
     """A pattern that is not portable or does not compile; the message says which construct."""
+
+    code = "invalid"
+    exit_code = EXIT_USAGE
 
 
 @frozen
