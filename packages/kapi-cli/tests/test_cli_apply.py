@@ -227,7 +227,7 @@ def test_formats_json_and_stats(kapi):
 
 
 def test_an_oversized_change_set_is_budget_exceeded(kapi):
-    from kapi.cli.main import MAX_CHANGE_SET_BYTES
+    from kapi.host.apply import MAX_CHANGE_SET_BYTES
 
     result = kapi("apply", "--json", "-", input=b" " * (MAX_CHANGE_SET_BYTES + 1))
     assert result.exit_code == 3

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from kapi.host.actor import ResolvedActor
-from kapi.host.changes import apply_change_set
+from kapi.host.apply import apply_change_set
 from kapi.host.store_port import StorePort
 from kapi.host.workspace import open_workspace
 

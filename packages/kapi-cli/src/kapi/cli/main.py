@@ -18,7 +18,7 @@ from kapi.cli.common import (
     workspace_of,
 )
 from kapi.cli.output import emit_json, fail, table, warn
-from kapi.host.errors import EXIT_USAGE, HostError, KapiError
+from kapi.host.errors import HostError, KapiError
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -81,28 +81,20 @@ def inspect(files: tuple[str, ...], jsonl: bool, source_lang: str, format_name: 
 
     Send a `rev` back as `if_match` in a change set (`kapi apply`) to edit the block.
     """
-    from kapi.core.change.read import ReadPage
-    from kapi.core.change.wire import encode_read_page
-    from kapi.host.documents import inspect_files
+    from kapi.host.inspect import InspectRequest, run_inspect
 
     workspace = workspace_of(source_lang)
     try:
-        records, failures = inspect_files(
-            project_inputs(files, workspace),
-            locale=workspace.source_language,
-            format_name=format_name,
-            own_edition=workspace.project is not None,
-            home=workspace.home(),
+        request = InspectRequest(
+            paths=tuple(project_inputs(files, workspace)), format_name=format_name
         )
+        result = run_inspect(request, workspace)
     except HostError as err:
         fail(err)
-    page = ReadPage(doc="", home="file", format="", head="", blocks=tuple(records))
-    encoded = encode_read_page(page, inspect=True)["blocks"]
-    emit_json(encoded, jsonl=jsonl)
-    for failure in failures:
+    emit_json(result.encoded(), jsonl=jsonl)
+    for failure in result.failures:
         warn(f"Error: {failure.message}")
-    if failures:
-        sys.exit(EXIT_USAGE)
+    sys.exit(result.exit_code)
 
 
 @cli.command()
@@ -145,26 +137,22 @@ def apply(
     from kapi.core.change import wire
 
     if schema is not None:
-        from kapi.core.change import schema as schemas
-        from kapi.core.change.ops import OP_KINDS
+        from kapi.host.apply import change_set_schema
 
-        if schema:
-            try:
-                emit_json(schemas.op_schema(schema))
-            except (KeyError, ValueError):
-                fail(
-                    HostError(
-                        f"unknown op {schema!r}; ops: {', '.join(sorted(OP_KINDS))}",
-                        exit_code=EXIT_USAGE,
-                    )
-                )
-        else:
-            emit_json(schemas.change_set_schema())
+        try:
+            emit_json(change_set_schema(schema or None))
+        except HostError as err:
+            fail(err)
         return
     from kapi.host.actor import actor_from_env
-    from kapi.host.changes import apply_change_set, decode_input, error_result
+    from kapi.host.apply import apply_change_set, decode_input, error_result, read_change_set
 
-    data = _read_change_set(change_set, as_json=as_json)
+    try:
+        data = read_change_set(
+            change_set, stdin=sys.stdin.buffer, stdin_is_terminal=sys.stdin.isatty()
+        )
+    except HostError as err:
+        fail(err)
     if print_ops:
         from kapi.core.change.errors import ChangeError
 
@@ -172,7 +160,7 @@ def apply(
             decoded = decode_input(data)
         except ChangeError as err:
             _print_result(error_result(err), as_json=True, dry_run=False)
-            sys.exit(2)
+            sys.exit(err.exit_code)
         emit_json(wire.encode_change_set(decoded))
         return
     try:
@@ -189,35 +177,6 @@ def apply(
         warn(f"note: {notice}")
     _print_result(outcome.result, as_json=as_json, dry_run=dry_run)
     sys.exit(outcome.exit_code)
-
-
-MAX_CHANGE_SET_BYTES = 64 * 1024 * 1024
-
-
-def _read_change_set(argument: str | None, *, as_json: bool) -> bytes:
-    """The change set's bytes, at most 64 MiB (more is refused with budget_exceeded, exit 3)."""
-    if argument in (None, "-"):
-        if argument is None and sys.stdin.isatty():
-            fail(HostError("no change set: name a file or pipe one on stdin", exit_code=EXIT_USAGE))
-        data = sys.stdin.buffer.read(MAX_CHANGE_SET_BYTES + 1)
-    else:
-        try:
-            with open(argument, "rb") as handle:
-                data = handle.read(MAX_CHANGE_SET_BYTES + 1)
-        except OSError as err:
-            fail(HostError(f"{argument}: {err.strerror}", exit_code=EXIT_USAGE))
-    if len(data) > MAX_CHANGE_SET_BYTES:
-        from kapi.core.change.errors import ChangeError, ErrorCode
-        from kapi.host.changes import error_result
-
-        refusal = ChangeError.of(
-            ErrorCode.BUDGET_EXCEEDED,
-            f"the change set is larger than {MAX_CHANGE_SET_BYTES} bytes; split it into several",
-            pointer="",
-        )
-        _print_result(error_result(refusal), as_json=as_json, dry_run=False)
-        sys.exit(3)
-    return data
 
 
 def _print_result(result, *, as_json: bool, dry_run: bool) -> None:  # type: ignore[no-untyped-def]
@@ -315,31 +274,21 @@ def init(source_lang: str, force: bool, as_json: bool, folder: str) -> None:
     from pathlib import Path
 
     from kapi.host.actor import actor_from_env
-    from kapi.host.init import plan_init, write_init
+    from kapi.host.init import InitRequest, run_init
 
     try:
-        actor = actor_from_env().actor
-        plan = plan_init(Path(folder).resolve(), source_language=locale_of(source_lang))
-        written = write_init(plan, force=force, actor_kind=actor.kind)
+        request = InitRequest(
+            folder=Path(folder), source_language=locale_of(source_lang), force=force
+        )
+        result = run_init(request, actor_kind=actor_from_env().actor.kind)
     except HostError as err:
         fail(err, as_json=as_json)
     if as_json:
-        emit_json(
-            {
-                "recipe": str(written[0]),
-                "id": plan.project_id,
-                "source_language": plan.source_language,
-                "target_languages": list(plan.target_languages),
-                "collections": [
-                    {"name": c.name, "path": c.path, "target": c.target, "files": c.files}
-                    for c in plan.collections
-                ],
-            }
-        )
+        emit_json(result.encoded())
         return
-    click.echo(plan.recipe_text(), nl=False)
-    warn(f"wrote {written[0]} and {written[1]}")
-    if not plan.collections:
+    click.echo(result.plan.recipe_text(), nl=False)
+    warn(f"wrote {result.recipe} and {result.ignore}")
+    if not result.plan.collections:
         warn("no catalogues or documents found; add collections to kapi.yaml")
 
 

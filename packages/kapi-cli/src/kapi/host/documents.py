@@ -1,4 +1,4 @@
-"""Reading documents for people and agents: ``inspect`` records and ``stats`` counts."""
+"""Reading the files a verb names: each through the workspace's home into a staged document."""
 
 from __future__ import annotations
 
@@ -9,14 +9,11 @@ from pathlib import Path
 from attrs import frozen
 
 from kapi.core.change.ports import Staged, digest
-from kapi.core.change.read import BlockRead
-from kapi.core.change.reading import ReadRequest, read_block
 from kapi.core.format import FormatError
-from kapi.core.model import Document, plain_text
-from kapi.formats.common import gc_paused
+from kapi.core.model import Document
 from kapi.formats.home import FileHome
 
-__all__ = ["FileFailure", "InspectedFile", "inspect_files", "read_inputs"]
+__all__ = ["FileFailure", "InspectedFile", "read_inputs"]
 
 
 @frozen
@@ -106,31 +103,3 @@ def read_inputs(
             document=staged.document,
             staged=staged,
         )
-
-
-def inspect_files(
-    paths: Sequence[str],
-    *,
-    locale: str = "en",
-    format_name: str | None = None,
-    own_edition: bool = False,
-    home: FileHome | None = None,
-) -> tuple[list[BlockRead], list[FileFailure]]:
-    """One record per non-empty block of every file, and the files that failed."""
-    records: list[BlockRead] = []
-    failures: list[FileFailure] = []
-    request = ReadRequest(doc="", own_edition=own_edition)
-    with gc_paused():
-        for item in read_inputs(paths, locale=locale, format_name=format_name, home=home):
-            if isinstance(item, FileFailure):
-                failures.append(item)
-                continue
-            for block in item.document.blocks:
-                if (
-                    request.skip_empty
-                    and not block.targets
-                    and not plain_text(block.source).strip()
-                ):
-                    continue
-                records.append(read_block(block, item.staged, own_edition=own_edition))
-    return records, failures

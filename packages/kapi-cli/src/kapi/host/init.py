@@ -22,7 +22,15 @@ from kapi.core.edition import EditionKeyError, canonical_locale
 from kapi.host.errors import EXIT_USAGE, HostError
 from kapi.host.project import RECIPE_NAME, STATE_DIR, mint_project_id
 
-__all__ = ["InitPlan", "plan_init", "write_init"]
+__all__ = [
+    "InitPlan",
+    "InitRequest",
+    "InitResult",
+    "ProposedCollection",
+    "plan_init",
+    "run_init",
+    "write_init",
+]
 
 _SKIP_DIRS = {"node_modules", "__pycache__", "venv", "dist", "build", "target", "vendor"}
 _PROSE = {"markdown", "html", "plaintext"}
@@ -189,3 +197,42 @@ def write_init(
 
 
 _IGNORE = b"*\n"  # the local state stays out of version control
+
+
+@frozen
+class InitRequest:
+    """``kapi init``: the folder, the language content is written in, and whether to replace."""
+
+    folder: Path
+    source_language: str = "en"
+    force: bool = False
+
+
+@frozen
+class InitResult:
+    """What ``kapi init`` wrote: the recipe's path and text, and what it proposes."""
+
+    recipe: Path
+    ignore: Path
+    plan: InitPlan
+
+    def encoded(self) -> dict[str, object]:
+        """The result as ``kapi init --json`` prints it."""
+        plan = self.plan
+        return {
+            "recipe": str(self.recipe),
+            "id": plan.project_id,
+            "source_language": plan.source_language,
+            "target_languages": list(plan.target_languages),
+            "collections": [
+                {"name": c.name, "path": c.path, "target": c.target, "files": c.files}
+                for c in plan.collections
+            ],
+        }
+
+
+def run_init(request: InitRequest, *, actor_kind: ActorKind = ActorKind.PERSON) -> InitResult:
+    """Propose a recipe for the folder and write it (refusals are HostErrors)."""
+    plan = plan_init(request.folder.resolve(), source_language=request.source_language)
+    recipe, ignore = write_init(plan, force=request.force, actor_kind=actor_kind)
+    return InitResult(recipe=recipe, ignore=ignore, plan=plan)

@@ -1,8 +1,12 @@
-"""Applying change sets: decode, stamp the sender, run the change service over files."""
+"""``kapi apply``: read a change set, decode it, stamp the sender, run the change service.
+
+The set's bytes are read here, within :data:`MAX_CHANGE_SET_BYTES`; a larger
+set is refused ``budget_exceeded`` before it is decoded.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from attrs import evolve, frozen
 
@@ -11,14 +15,23 @@ from kapi.core.change.ops import ChangeSet, Op
 from kapi.core.change.ports import ActorKind
 from kapi.core.change.result import Result, SetStatus
 from kapi.host.actor import ResolvedActor
-from kapi.host.errors import HostError
+from kapi.host.errors import EXIT_USAGE, HostError
 
 if TYPE_CHECKING:
     from kapi.host.workspace import Workspace
 
-__all__ = ["ApplyOutcome", "apply_change_set", "decode_input", "error_result"]
+__all__ = [
+    "MAX_CHANGE_SET_BYTES",
+    "ApplyOutcome",
+    "apply_change_set",
+    "change_set_schema",
+    "decode_input",
+    "error_result",
+    "read_change_set",
+]
 
 DEFAULT_NOTE = "applied with `kapi apply`"
+MAX_CHANGE_SET_BYTES = 64 * 1024 * 1024
 
 
 @frozen
@@ -39,9 +52,50 @@ def error_result(error: ChangeError) -> Result:
     return Result(status=SetStatus.REFUSED, record=None, docs=(), ops=(), error=error.info)
 
 
+def change_set_schema(op: str | None = None) -> dict[str, Any]:
+    """The JSON Schema of a change set, or of one op kind (an unknown kind is a usage error)."""
+    from kapi.core.change import schema as schemas
+    from kapi.core.change.ops import OP_KINDS
+
+    if op is None:
+        return schemas.change_set_schema()
+    try:
+        return schemas.op_schema(op)
+    except (KeyError, ValueError):
+        raise HostError(
+            f"unknown op {op!r}; ops: {', '.join(sorted(OP_KINDS))}", exit_code=EXIT_USAGE
+        ) from None
+
+
+def read_change_set(argument: str | None, *, stdin: BinaryIO, stdin_is_terminal: bool) -> bytes:
+    """The change set's bytes from a file, or from stdin (``-`` or nothing named).
+
+    At most one byte past :data:`MAX_CHANGE_SET_BYTES` is read, so an
+    oversized set costs no more memory than the budget; :func:`decode_input`
+    refuses it. A file that cannot be read, or a terminal with nothing piped
+    in, is a usage error.
+    """
+    if argument in (None, "-"):
+        if argument is None and stdin_is_terminal:
+            raise HostError("no change set: name a file or pipe one on stdin", exit_code=EXIT_USAGE)
+        return stdin.read(MAX_CHANGE_SET_BYTES + 1)
+    try:
+        with open(argument, "rb") as handle:
+            return handle.read(MAX_CHANGE_SET_BYTES + 1)
+    except OSError as err:
+        raise HostError(f"{argument}: {err.strerror or err}", exit_code=EXIT_USAGE) from None
+
+
 def decode_input(data: bytes | str) -> ChangeSet:
+    """The decoded set; raises ChangeError (``budget_exceeded`` past the size budget)."""
     from kapi.core.change.decode import decode_change_set
 
+    if len(data) > MAX_CHANGE_SET_BYTES:
+        raise ChangeError.of(
+            ErrorCode.BUDGET_EXCEEDED,
+            f"the change set is larger than {MAX_CHANGE_SET_BYTES} bytes; split it into several",
+            pointer="",
+        )
     return decode_change_set(data)
 
 
