@@ -234,7 +234,7 @@ def bench_reads(folder: Path) -> None:
 def bench_apply(folder: Path) -> None:
     from kapi.formats.home import FileHome
     from kapi.host.actor import actor_from_env
-    from kapi.host.changes import apply_change_set
+    from kapi.host.apply import apply_change_set
     from kapi.host.documents import inspect_files
     from kapi.host.workspace import open_workspace
 
