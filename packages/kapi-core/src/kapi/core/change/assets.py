@@ -42,7 +42,7 @@ def validate_asset(sink: AssetSink | None, op: Term | Memory | Recipe, actor: Ac
 
 def land_assets(
     sink: AssetSink | None, records: Sequence[OpRecord], actor: Actor, ops: list[OpResult]
-) -> str:
+) -> SetStatus:
     """Land every decision, then every asset op, in set order; the set's status after.
 
     A store that refuses after content landed turns that op's result in ``ops``

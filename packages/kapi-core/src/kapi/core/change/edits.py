@@ -19,11 +19,12 @@ from kapi.core.change.errors import ChangeError, ErrorCode, TextSpan
 from kapi.core.change.guards import check_codes
 from kapi.core.change.ops import Mark, PathStep, ReplaceText, SetAttribute, SetContent
 from kapi.core.change.plan import Target, edition_rev, edition_runs, own_edition_key
+from kapi.core.change.ports import ActorKind
 from kapi.core.change.result import Current, Finding, Invalidation, OpResult, OpStatus
 from kapi.core.change.step import OpStep
 from kapi.core.edittext import render_edit_text
 from kapi.core.format import FormatCapabilities
-from kapi.core.model import Block, Edition, Origin, Runs
+from kapi.core.model import Block, Edition, EditionStatus, Origin, Runs
 from kapi.core.revision import revision
 
 __all__ = ["edit_edition"]
@@ -233,8 +234,8 @@ def _write_edition(
     stamp = step.stamp()
     if not target.edition:
         new_block = block.with_source(runs)
-        if block.source_status == "established":
-            new_block = evolve(new_block, source_status="written")
+        if block.source_status == EditionStatus.ESTABLISHED:
+            new_block = evolve(new_block, source_status=EditionStatus.WRITTEN)
         invalidates = tuple(Invalidation(edition=key) for key in sorted(block.targets)) or None
         return new_block, None, invalidates
     authoritative_rev = revision(own_edition_key(block), block.source)
@@ -255,7 +256,7 @@ def _write_edition(
 def _provenance(step: OpStep, op: ContentEdit, stamp: str) -> tuple[str, Origin]:
     """A derived edition's status and origin, by who wrote it (a tool's stays a draft)."""
     actor = step.actor
-    if actor.kind == "tool":
+    if actor.kind == ActorKind.TOOL:
         tool_origin = getattr(op, "origin", None)
         origin = Origin(
             kind=(tool_origin.kind or "tool") if tool_origin else "tool",
@@ -263,9 +264,9 @@ def _provenance(step: OpStep, op: ContentEdit, stamp: str) -> tuple[str, Origin]
             engine=(tool_origin.engine or "") if tool_origin else "",
             at=stamp,
         )
-        return "draft", origin
-    if actor.kind == "agent":
-        return "translated", Origin(
+        return EditionStatus.DRAFT, origin
+    if actor.kind == ActorKind.AGENT:
+        return EditionStatus.TRANSLATED, Origin(
             kind="agent", engine=actor.name, reference=actor.session, at=stamp
         )
-    return "translated", Origin(kind="human", at=stamp)
+    return EditionStatus.TRANSLATED, Origin(kind="human", at=stamp)

@@ -16,10 +16,11 @@ from attrs import frozen
 
 from kapi.core.change.errors import ErrorCode, ErrorInfo
 from kapi.core.change.ops import ASSET_OPS, ChangeSet, Decide, DeleteBlock, Op
+from kapi.core.change.ports import ActorKind
 
 __all__ = ["ChangePolicy"]
 
-_KINDS = ("person", "agent", "tool")
+_KINDS = tuple(ActorKind)
 
 
 @frozen
@@ -35,7 +36,7 @@ class ChangePolicy:
                     f"a sender of kind {actor_kind or 'none'!r} may send nothing"
                 )
             return refused
-        if actor_kind == "agent" and change_set.gate == "report":
+        if actor_kind == ActorKind.AGENT and change_set.gate == "report":
             for index, _ in enumerate(change_set.ops):
                 refused[index] = _deny(
                     "an agent may not land edits over failing findings (gate: report); "
@@ -58,7 +59,7 @@ class ChangePolicy:
         ops are: an agent records a suggestion or asks. A person may change them,
         and so may a tool a person runs.
         """
-        if actor_kind != "agent":
+        if actor_kind != ActorKind.AGENT:
             return None
         return _deny(
             f"an agent may not change {file} ({governs}); record a suggestion "
@@ -69,7 +70,7 @@ class ChangePolicy:
 
     def refuses_guard_breaks(self, actor_kind: str) -> bool:
         """Whether an edit that breaks a guard is refused (else the break is reported on the op)."""
-        return actor_kind != "tool"
+        return actor_kind != ActorKind.TOOL
 
     def refuses_introduced_findings(self, change_set: ChangeSet, actor_kind: str) -> bool:
         """Whether an edit that introduces failing findings is refused at the commit check.
@@ -79,10 +80,10 @@ class ChangePolicy:
         return change_set.gate_mode == "enforce" and self.refuses_guard_breaks(actor_kind)
 
     def _refuse(self, op: Op, kind: str) -> ErrorInfo | None:
-        if kind == "person":
+        if kind == ActorKind.PERSON:
             return None
         if op.op in ASSET_OPS:
-            if kind == "agent":
+            if kind == ActorKind.AGENT:
                 return _deny(
                     f"an agent may not send {op.op} ops; record a suggestion "
                     "(`kapi context observe`) and a person decides"
@@ -93,7 +94,7 @@ class ChangePolicy:
                 f"an agent or tool may only advise; {op.outcome!r} is a person's decision",
                 field="outcome",
             )
-        if kind == "agent":
+        if kind == ActorKind.AGENT:
             if isinstance(op, DeleteBlock):
                 if any(rev == "*" for rev in op.if_match.values()):
                     return _deny("an agent may not delete blind (if_match '*')", field="if_match")

@@ -87,7 +87,7 @@ class OpResult:
 
     i: int
     op: str
-    status: str  # an OpStatus
+    status: OpStatus
     at: ResultRef | None = None
     before: str | None = None
     after: str | None = None
@@ -120,7 +120,7 @@ class DocResult:
 class Result:
     """The result of a change set."""
 
-    status: str  # a SetStatus
+    status: SetStatus
     record: str | None = None
     docs: tuple[DocResult, ...] = ()
     ops: tuple[OpResult, ...] = ()
