@@ -62,7 +62,7 @@ def read_inputs(
                     continue
                 key = "-" if path == "-" else home.key_for(Path(path))
                 data, document, spec = read_document(
-                    sys.stdin.buffer.read() if path == "-" else Path(path),
+                    sys.stdin.buffer.read() if path == "-" else home.path_for(key),
                     display=key,
                     locale=locale,
                     format_name=format_name,

@@ -49,25 +49,25 @@ def _braces(pattern: str) -> list[str]:
     return out
 
 
-def _glob(pattern: str, root: str, scope: str) -> list[Path]:
+def _glob(pattern: str, root: str, scope: str, cwd: Path) -> list[Path]:
     out: list[Path] = []
     for expanded in _braces(pattern):
         static = _GLOB_CHARS.split(expanded, maxsplit=1)[0]
         base_text = static.rsplit("/", 1)[0] if "/" in static else "."
-        if not is_inside(root, base_text or "/"):
+        if not is_inside(root, os.path.join(cwd, base_text or "/")):
             raise HostError(f"{pattern}: outside {scope}", exit_code=EXIT_USAGE)
         if ".." in Path(expanded).parts:
             raise HostError(
                 f"{pattern}: a pattern may not climb with `..`; name the folder it starts in",
                 exit_code=EXIT_USAGE,
             )
-        base = Path("/") if expanded.startswith("/") else Path(".")
+        base = Path("/") if expanded.startswith("/") else cwd
         relative = expanded.lstrip("/") if expanded.startswith("/") else expanded
         named_dots = any(_hidden(part) for part in Path(relative).parts)
         for path in sorted(base.glob(relative)):
             if not path.is_file() or not is_inside(root, path):
                 continue
-            parts = path.parts
+            parts = path.relative_to(base).parts
             if not named_dots and any(_hidden(p) for p in parts):
                 continue
             out.append(path)
@@ -75,14 +75,21 @@ def _glob(pattern: str, root: str, scope: str) -> list[Path]:
 
 
 def expand_inputs(
-    arguments: Iterable[str], *, root: Path | None = None, scope: str = "the current folder"
+    arguments: Iterable[str],
+    *,
+    root: Path | None = None,
+    scope: str = "the current folder",
+    cwd: Path | None = None,
 ) -> list[str]:
     """Paths (and ``-``) in argument order, without duplicates; a pattern matching nothing is an error.
 
-    Every path resolves (symlinks followed) inside ``root`` (default: the current
-    folder): a named file outside it is a usage error before anything is read, and
-    a pattern or folder never yields a file outside it.
+    Relative arguments are taken from ``cwd`` (default: this process's folder;
+    the paths returned are then relative too). Every path resolves (symlinks
+    followed) inside ``root`` (default: the current folder): a named file outside
+    it is a usage error before anything is read, and a pattern or folder never
+    yields a file outside it.
     """
+    here = cwd if cwd is not None else Path(".")
     real_root = os.path.realpath(root if root is not None else Path.cwd())
     seen: set[str] = set()
     out: list[str] = []
@@ -92,19 +99,20 @@ def expand_inputs(
         elif "\x00" in argument:
             raise HostError(f"{argument!r}: a path cannot hold a NUL byte", exit_code=EXIT_USAGE)
         elif _GLOB_CHARS.search(argument):
-            paths = _glob(argument, real_root, scope)
+            paths = _glob(argument, real_root, scope, here)
             if not paths:
                 raise HostError(f"{argument}: no file matches", exit_code=EXIT_USAGE)
             candidates = [str(p) for p in paths]
         else:
             try:
-                resolve_inside(Path(real_root), argument, relative_to=Path.cwd(), scope=scope)
+                resolve_inside(Path(real_root), argument, relative_to=here, scope=scope)
             except Outside as err:
                 raise HostError(str(err), exit_code=EXIT_USAGE) from None
-            if Path(argument).is_dir():
-                candidates = [str(p) for p in _walk(Path(argument), real_root)]
+            named = here / argument
+            if named.is_dir():
+                candidates = [str(p) for p in _walk(named, real_root)]
             else:
-                candidates = [argument]
+                candidates = [str(named) if cwd is not None else argument]
         for candidate in candidates:
             if candidate not in seen:
                 seen.add(candidate)
@@ -128,4 +136,4 @@ def inputs_for(files: Iterable[str], workspace: Workspace, *, stdin_is_terminal:
             )
         return ["-"]
     scope = "the project" if workspace.project is not None else "the current folder"
-    return expand_inputs(named, root=workspace.root, scope=scope)
+    return expand_inputs(named, root=workspace.root, scope=scope, cwd=workspace.cwd)

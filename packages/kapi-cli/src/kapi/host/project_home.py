@@ -11,6 +11,7 @@ translation's own file as the document addresses that edition of its source.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 from attrs import evolve
 
@@ -29,8 +30,8 @@ class ProjectHome(FileHome):
 
     scope = "the project"
 
-    def __init__(self, project: Project) -> None:
-        super().__init__(project.root, locale=project.source_language)
+    def __init__(self, project: Project, *, cwd: Path | None = None) -> None:
+        super().__init__(project.root, locale=project.source_language, cwd=cwd)
         self.project = project
         self._translations: dict[tuple[str, str], Document] = {}
 

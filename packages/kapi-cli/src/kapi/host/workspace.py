@@ -29,10 +29,16 @@ class Workspace:
     """The working folder and, when one governs it, the project and its store."""
 
     def __init__(
-        self, root: Path, project: Project | None, *, source_language: str | None = None
+        self,
+        root: Path,
+        project: Project | None,
+        *,
+        source_language: str | None = None,
+        cwd: Path | None = None,
     ) -> None:
         self.root = root
         self.project = project
+        self.cwd = cwd  # where relative paths are taken from; None: this process's folder
         self._source_language = source_language
         self._store: StorePort | None = None
 
@@ -78,8 +84,8 @@ class Workspace:
         if self.project is not None:
             from kapi.host.project_home import ProjectHome
 
-            return ProjectHome(self.project)
-        return FileHome(self.root, locale=self.source_language)
+            return ProjectHome(self.project, cwd=self.cwd)
+        return FileHome(self.root, locale=self.source_language, cwd=self.cwd)
 
     def commit_check(self) -> CommitCheck | None:
         if self.project is None:
@@ -115,10 +121,15 @@ def open_workspace(
     environ: Mapping[str, str] | None = None,
     source_language: str | None = None,
 ) -> Workspace:
-    """Find the project that governs ``cwd`` (``-p``, KAPI_NO_PROJECT, KAPI_PROJECT, walk up)."""
+    """Find the project that governs ``cwd`` (``-p``, KAPI_NO_PROJECT, KAPI_PROJECT, walk up).
+
+    Relative paths the workspace is given are taken from ``cwd`` (default: this
+    process's folder), so a server can serve a project it does not run in.
+    """
     here = (cwd or Path.cwd()).resolve()
+    at = here if cwd is not None else None
     recipe = discover_project(here, explicit=project, environ=environ)
     if recipe is None:
-        return Workspace(here, None, source_language=source_language)
+        return Workspace(here, None, source_language=source_language, cwd=at)
     loaded = load_project(recipe)
-    return Workspace(loaded.root, loaded, source_language=source_language)
+    return Workspace(loaded.root, loaded, source_language=source_language, cwd=at)

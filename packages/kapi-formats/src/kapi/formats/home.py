@@ -62,21 +62,30 @@ class FileHome:
 
     scope = "the working folder"  # how a refusal names the root
 
-    def __init__(self, root: Path, *, locale: str = "en", limits: Limits = DEFAULT_LIMITS) -> None:
+    def __init__(
+        self,
+        root: Path,
+        *,
+        locale: str = "en",
+        limits: Limits = DEFAULT_LIMITS,
+        cwd: Path | None = None,
+    ) -> None:
         self.root = root.resolve()
         self.locale = locale
         self.limits = limits
+        self.cwd = cwd  # where relative paths given to key_for start; None: the process's
         self._original: dict[str, bytes] = {}
 
     # --- keys and paths ----------------------------------------------------------------
 
     def key_for(self, path: Path) -> str:
-        """The document key of a path (relative to the current folder): a slash path below the root.
+        """The document key of a path (relative to ``cwd``): a slash path below the root.
 
         Symlinks are followed, so two spellings of one file give one key.
         Raises :class:`ChangeError` ``invalid`` for a path outside the root.
         """
-        return inside(self.root, self._contained(os.fspath(path), Path.cwd(), "path"))
+        base = self.cwd if self.cwd is not None else Path.cwd()
+        return inside(self.root, self._contained(os.fspath(path), base, "path"))
 
     def path_for(self, doc: str) -> Path:
         """The file a document key names; raises ``invalid`` (``at/doc``) for one outside the root."""
