@@ -6,15 +6,9 @@ import sys
 
 import click
 
-from kapi.cli.common import (
-    format_option,
-    locale_of,
-    project_inputs,
-    source_lang_option,
-    workspace_of,
-)
+from kapi.cli.common import format_option, source_lang_option, workspace_of
 from kapi.cli.output import emit_json, fail, warn
-from kapi.host.errors import EXIT_USAGE, HostError
+from kapi.host.errors import KapiError
 
 
 @click.command()
@@ -95,116 +89,50 @@ def check(
     checked or a checker missed its canary (never a pass); 1 governance did not
     resolve; 2 bad flags or input.
     """
-    from kapi.core.check.options import CheckOptions
-    from kapi.core.check.report import Verdict, encode_report, exit_code, render_text
-    from kapi.core.governance.errors import GovernanceError
-    from kapi.host.checking import check_diff, check_files, check_text
-    from kapi.host.governance import Governance, governance_error
+    from kapi.core.check.report import encode_report, render_text
+    from kapi.host.check import CheckRequest, run_check
 
-    scopes = [bool(diff_against), bool(diff_file), staged]
-    if sum(scopes) > 1:
-        fail(
-            HostError(
-                "--diff-against, --diff-file and --staged exclude one another", exit_code=EXIT_USAGE
-            ),
-            as_json=as_json,
-        )
-    if any(scopes) and (ship or target):
-        fail(
-            HostError(
-                "a diff-scoped check takes neither --ship nor --target", exit_code=EXIT_USAGE
-            ),
-            as_json=as_json,
-        )
-    workspace = workspace_of(source_lang)
-    if ship and workspace.project is None:
-        fail(HostError("--ship needs a project (kapi init)", exit_code=1), as_json=as_json)
     try:
-        options = CheckOptions(
+        request = CheckRequest(
+            files=files,
+            stdin_is_terminal=sys.stdin.isatty(),
+            text=text,
+            format_name=format_name,
             max_chars=max_chars,
             max_words=max_words,
             forbid=forbid,
             require=require,
             dnt=dnt,
-            target_locale=locale_of(target_lang) if target_lang else "",
+            target=target,
+            target_lang=target_lang,
+            profile=profile,
+            channel=channel,
+            voice=voice,
+            diff_against=diff_against,
+            diff_file=diff_file,
+            staged=staged,
+            ship=ship,
+            gates=gates,
+            no_fail=no_fail,
         )
-        options.validate()
-        governance = Governance(workspace, profile=profile, channel=channel, voice=voice)
-        if text is not None:
-            report = check_text(
-                workspace,
-                text,
-                options,
-                governance,
-                path=files[0] if files else "",
-                format_name=format_name,
-            )
-        elif any(scopes):
-            diff_text = None
-            if diff_file:
-                diff_text = sys.stdin.read() if diff_file == "-" else _read_text_file(diff_file)
-            report = check_diff(
-                workspace,
-                options,
-                governance,
-                against=diff_against,
-                diff_text=diff_text,
-                staged=staged,
-            )
-        else:
-            paths = project_inputs(files, workspace)
-
-            def skipped(path: str, what: str) -> None:
-                if path in files:  # named outright, not found in a folder or by a glob
-                    warn(f"{path}: skipped as governance ({what}), not content")
-
-            report = check_files(
-                workspace,
-                paths,
-                options,
-                governance,
-                format_name=format_name,
-                target=target,
-                target_lang=locale_of(target_lang) if target_lang else None,
-                on_governance=skipped,
-            )
-    except GovernanceError as err:
-        code = EXIT_USAGE if err.source == "options" else 1
-        error = governance_error(err)
-        error.exit_code = code
-        fail(error, as_json=as_json)
-    except HostError as err:
+        outcome = run_check(request, workspace_of(source_lang))
+    except KapiError as err:
         fail(err, as_json=as_json)
-    if ship:
-        from kapi.host.ship import GATES, ship_report
-
-        shipped = ship_report(
-            report,
-            gates or GATES,
-            terms_bound=bool(governance.concepts()),
-            bilingual=target is not None,
-        )
+    for skipped in outcome.skipped:
+        warn(skipped.message)
+    if outcome.ship is not None:
         if as_json:
-            emit_json(shipped)
+            from kapi.host.wire import encode
+
+            emit_json(encode(outcome.ship))
         else:
-            for gate in shipped["gates"]:
-                reason = f"  ({gate['reason']})" if "reason" in gate else ""
+            for gate in outcome.ship.gates:
+                reason = f"  ({gate.reason})" if gate.reason else ""
                 click.echo(
-                    f"{gate['gate']:<12} {'pass' if gate['pass'] else 'FAIL'}  {len(gate['findings'])} finding(s){reason}"
+                    f"{gate.gate:<12} {'pass' if gate.passed else 'FAIL'}  {len(gate.findings)} finding(s){reason}"
                 )
-        code = 0 if shipped["pass"] else (4 if report.verdict == Verdict.DID_NOT_RUN else 3)
-        sys.exit(0 if (no_fail and code == 3) else code)
-    if as_json:
-        emit_json(encode_report(report))
+    elif as_json:
+        emit_json(encode_report(outcome.report))
     else:
-        click.echo(render_text(report))
-    sys.exit(exit_code(report, no_fail=no_fail))
-
-
-def _read_text_file(path: str) -> str:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            return handle.read()
-    except (OSError, UnicodeDecodeError) as err:
-        fail(HostError(f"{path}: {err}", exit_code=EXIT_USAGE))
-    raise AssertionError
+        click.echo(render_text(outcome.report))
+    sys.exit(outcome.exit_code)

@@ -7,13 +7,17 @@ code it uses are imported inside each verb so ``kapi --help`` stays fast.
 from __future__ import annotations
 
 import sys
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import click
 
 from kapi.cli.common import workspace_of
 from kapi.cli.output import emit_json, fail, table, warn
-from kapi.host.errors import HostError
+from kapi.host.errors import KapiError
+
+if TYPE_CHECKING:
+    from kapi.host.terms import TermRow
 
 __all__ = ["terms"]
 
@@ -63,20 +67,22 @@ def import_(file: str, format_name: str | None, replace: bool, as_json: bool) ->
     part_of_speech, gender, competitor, do_not_translate, valid_from, valid_to,
     domain, definition, source.
     """
-    from kapi.host.terms import import_terms
+    from kapi.host.terms import TermsImportRequest, import_terms
+    from kapi.host.wire import encode
 
     data = sys.stdin.buffer.read() if file == "-" else None
+    request = TermsImportRequest(path=file, format=format_name, replace=replace, data=data)
     try:
-        summary = import_terms(workspace_of(), file, format=format_name, replace=replace, data=data)
-    except HostError as err:
+        done = import_terms(request, workspace_of())
+    except KapiError as err:
         fail(err, as_json=as_json)
     if as_json:
-        emit_json(summary)
+        emit_json(encode(done))
         return
-    removed = f", {summary['removed']} removed" if summary["removed"] else ""
+    removed = f", {done.removed} removed" if done.removed else ""
     warn(
-        f"imported {_count(summary['concepts'], 'concept')} ({_count(summary['terms'], 'term')}) from "
-        f"{summary['path']}: {summary['added']} new, {summary['updated']} replaced{removed}"
+        f"imported {_count(done.concepts, 'concept')} ({_count(done.terms, 'term')}) from "
+        f"{done.path}: {done.added} new, {done.updated} replaced{removed}"
     )
 
 
@@ -94,16 +100,16 @@ def export(file: str, format_name: str | None) -> None:
     Export to a file under version control to review term changes in a diff;
     `kapi terms import` reads any of the three formats back.
     """
-    from kapi.host.terms import export_terms
+    from kapi.host.terms import TermsExportRequest, export_terms
 
     try:
-        text = export_terms(workspace_of(), file, format=format_name)
-    except HostError as err:
+        exported = export_terms(TermsExportRequest(path=file, format=format_name), workspace_of())
+    except KapiError as err:
         fail(err)
-    if file == "-":
-        click.echo(text, nl=False)
+    if exported.written is None:
+        click.echo(exported.text, nl=False)
     else:
-        warn(f"wrote {file}")
+        warn(f"wrote {exported.written}")
 
 
 @terms.command("list")
@@ -119,19 +125,21 @@ def export(file: str, format_name: str | None) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the terms as a JSON array.")
 def list_(locale: str | None, status: str | None, as_json: bool) -> None:
     """List the project's terms, one row per wording, sorted alphabetically."""
-    from kapi.host.terms import list_terms
+    from kapi.host.terms import TermsListRequest, list_terms
+    from kapi.host.wire import encode
 
+    request = TermsListRequest(locale=locale, status=status)
     try:
-        rows = list_terms(workspace_of(), locale=locale, status=status)
-    except HostError as err:
+        rows = list_terms(request, workspace_of())
+    except KapiError as err:
         fail(err, as_json=as_json)
     if as_json:
-        emit_json(rows)
+        emit_json(encode(rows))
         return
     if not rows:
         warn(
             "no terms"
-            + (" match" if locale or status else " yet: add some with `kapi terms import FILE`")
+            + (" match" if request.filtered else " yet: add some with `kapi terms import FILE`")
         )
         return
     click.echo(_table(rows))
@@ -150,46 +158,47 @@ def lookup(text: str, locale: str | None, as_json: bool) -> None:
     Matches come in three tiers: exact, normalized (ignoring case and extra
     spaces) and fuzzy (similar spelling, at least 75% alike).
     """
-    from kapi.host.terms import lookup_term
+    from kapi.host.terms import TermLookupRequest, lookup_term
+    from kapi.host.wire import encode
 
     try:
-        hits = lookup_term(workspace_of(), text, locale=locale)
-    except HostError as err:
+        hits = lookup_term(TermLookupRequest(text=text, locale=locale), workspace_of())
+    except KapiError as err:
         fail(err, as_json=as_json)
     if as_json:
-        emit_json(hits)
+        emit_json(encode(hits))
         return
     if not hits:
         warn(f"no term matches {text!r}")
         return
-    click.echo(_table(hits, tier=True))
+    click.echo(_table([hit.row for hit in hits], tiers=[hit.tier for hit in hits]))
 
 
-def _table(rows: list[dict[str, Any]], *, tier: bool = False) -> str:
-    headers = ("TERM", "LOCALE", "STATUS", "CONCEPT", "REPLACEMENT/NOTE")
-    cells = [
-        (row["term"], row["locale"], _status(row), row["concept"], _advice(row)) for row in rows
-    ]
-    if tier:
-        return table(("MATCH", *headers), [(row["tier"], *cell) for row, cell in zip(rows, cells)])
-    return table(headers, cells)
+_HEADERS = ("TERM", "LOCALE", "STATUS", "CONCEPT", "REPLACEMENT/NOTE")
 
 
-def _status(row: dict[str, Any]) -> str:
-    marks = [row["status"]]
-    if row["competitor"]:
+def _table(rows: Sequence[TermRow], *, tiers: Sequence[str] = ()) -> str:
+    cells = [(row.term, row.locale, _status(row), row.concept, _advice(row)) for row in rows]
+    if tiers:
+        return table(("MATCH", *_HEADERS), [(tier, *cell) for tier, cell in zip(tiers, cells)])
+    return table(_HEADERS, cells)
+
+
+def _status(row: TermRow) -> str:
+    marks = [row.status]
+    if row.competitor:
         marks.append("competitor")
-    if row["do_not_translate"]:
+    if row.do_not_translate:
         marks.append("do not translate")
     return ", ".join(marks)
 
 
-def _advice(row: dict[str, Any]) -> str:
+def _advice(row: TermRow) -> str:
     parts = []
-    if row["replacement"]:
-        parts.append(f"use: {row['replacement']}")
-    if row["note"] and row["note"] not in parts:
-        parts.append(row["note"])
+    if row.replacement:
+        parts.append(f"use: {row.replacement}")
+    if row.note and row.note not in parts:
+        parts.append(row.note)
     return "; ".join(parts)
 
 

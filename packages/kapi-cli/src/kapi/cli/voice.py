@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from kapi.cli.common import workspace_of
 from kapi.cli.output import emit_json, fail, table, warn
-from kapi.host.errors import HostError
+from kapi.host.errors import KapiError
+
+if TYPE_CHECKING:
+    from kapi.core.governance.errors import ConfigWarning
 
 
 @click.group()
@@ -20,15 +24,14 @@ def voice() -> None:
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 def validate(file: Path) -> None:
     """Check a voice profile strictly: unknown keys, bad values and bad patterns are errors."""
-    from kapi.host.voices import validate_voice
+    from kapi.host.voices import VoiceValidateRequest, validate_voice
 
     try:
-        profile, warnings = validate_voice(file, strict=True)
-    except HostError as err:
+        valid = validate_voice(VoiceValidateRequest(path=file, strict=True))
+    except KapiError as err:
         fail(err)
-    for line in warnings:
-        warn(f"warning: {line}")
-    click.echo(f"{file}: valid voice profile {profile.name or profile.id!r}")
+    _warn(valid.warnings)
+    click.echo(f"{file}: valid voice profile {valid.label!r}")
 
 
 @voice.command("import")
@@ -38,16 +41,14 @@ def validate(file: Path) -> None:
 )
 def import_(file: Path, voice_id: str) -> None:
     """Keep a voice profile in the project store, where `voice: <id>` finds it."""
-    from kapi.host.actor import actor_from_env
-    from kapi.host.voices import import_voice
+    from kapi.host.voices import VoiceImportRequest, import_voice
 
     try:
-        done = import_voice(workspace_of(), file, actor_from_env().actor, name=voice_id)
-    except HostError as err:
+        done = import_voice(VoiceImportRequest(path=file, id=voice_id), workspace_of())
+    except KapiError as err:
         fail(err)
-    for line in done["warnings"]:
-        warn(f"warning: {line}")
-    click.echo(f"imported {file} as {done['id']!r}; bind it with `voice: {done['id']}`")
+    _warn(done.warnings)
+    click.echo(f"imported {file} as {done.id!r}; bind it with `voice: {done.id}`")
 
 
 @voice.command("list")
@@ -55,14 +56,18 @@ def import_(file: Path, voice_id: str) -> None:
 def list_(as_json: bool) -> None:
     """The voices a recipe can bind: starter packs, store profiles, committed files."""
     from kapi.host.voices import list_voices
+    from kapi.host.wire import encode
 
     voices = list_voices(workspace_of())
     if as_json:
-        emit_json(voices)
+        emit_json(encode(voices))
     else:
         click.echo(
-            table(
-                ("VOICE", "SOURCE", "BIND WITH"),
-                [(v["id"], v["source"], v["bind"]) for v in voices],
-            )
+            table(("VOICE", "SOURCE", "BIND WITH"), [(v.id, v.source, v.bind) for v in voices])
         )
+
+
+def _warn(warnings: tuple[ConfigWarning, ...]) -> None:
+    for warning in warnings:
+        key = f" ({warning.key})" if warning.key else ""
+        warn(f"warning: {warning.code}: {warning.message}{key}")

@@ -17,7 +17,10 @@ import unicodedata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from attrs import frozen
+
 from kapi.host.errors import EXIT_ERROR, EXIT_USAGE, HostError
+from kapi.host.wire import converter
 
 if TYPE_CHECKING:
     from kapi.core.change.ports import Actor
@@ -28,6 +31,14 @@ if TYPE_CHECKING:
 __all__ = [
     "FUZZY_THRESHOLD",
     "TERMS_FORMATS",
+    "TermHit",
+    "TermLookupRequest",
+    "TermRow",
+    "TermsExport",
+    "TermsExportRequest",
+    "TermsImportRequest",
+    "TermsImported",
+    "TermsListRequest",
     "export_terms",
     "import_terms",
     "list_terms",
@@ -39,6 +50,100 @@ TERMS_FORMATS = ("json", "tbx", "csv")
 FUZZY_THRESHOLD = 0.75
 _EXTENSIONS = {".json": "json", ".tbx": "tbx", ".csv": "csv", ".tsv": "csv"}
 _SPACES = re.compile(r"\s+")
+
+
+@frozen
+class TermsImportRequest:
+    """A terms file to import; ``data`` stands in for its bytes (``path`` is then only
+    its name, ``-`` for stdin). ``actor`` None means the one the environment declares."""
+
+    path: str
+    format: str | None = None
+    replace: bool = False
+    data: bytes | None = None
+    actor: Actor | None = None
+
+
+@frozen
+class TermsImported:
+    """What an import changed, as ``kapi terms import --json`` prints it."""
+
+    path: str
+    format: str
+    concepts: int
+    terms: int
+    added: int
+    updated: int
+    removed: int
+    op: str
+
+
+@frozen
+class TermsExportRequest:
+    """Where to export: a file (its format from ``format`` or its extension), or ``-``."""
+
+    path: str = "-"
+    format: str | None = None
+
+
+@frozen
+class TermsExport:
+    """The exported text; ``written`` is the file it was written to, None for stdout."""
+
+    text: str
+    written: str | None = None
+
+
+@frozen
+class TermsListRequest:
+    """Which terms to list: those that hold in ``locale`` and have ``status`` (None: all)."""
+
+    locale: str | None = None
+    status: str | None = None
+
+    @property
+    def filtered(self) -> bool:
+        return bool(self.locale or self.status)
+
+
+@frozen
+class TermLookupRequest:
+    """A wording to look up, in ``locale`` and its variants (None: every language)."""
+
+    text: str
+    locale: str | None = None
+
+
+@frozen
+class TermRow:
+    """One stored wording of a concept, with the replacement a check suggests for it."""
+
+    term: str
+    locale: str
+    status: str
+    concept: str
+    replacement: str
+    note: str
+    competitor: bool
+    do_not_translate: bool
+    forms: tuple[str, ...]
+    source: str
+
+
+@frozen
+class TermHit:
+    """A term that matches a lookup: how (``tier``), how closely (``score``), and the term."""
+
+    tier: str
+    score: float
+    row: TermRow
+
+
+# On the wire a hit is the term's row with its tier and score first.
+converter.register_unstructure_hook(
+    TermHit,
+    lambda hit: {"tier": hit.tier, "score": hit.score, **converter.unstructure(hit.row)},
+)
 
 
 def terms_format_for(path: str, format: str | None = None) -> str:
@@ -74,21 +179,12 @@ def _store(workspace: Workspace) -> StorePort:
 # --- import -------------------------------------------------------------------------
 
 
-def import_terms(
-    workspace: Workspace,
-    path: str,
-    *,
-    format: str | None = None,
-    replace: bool = False,
-    data: bytes | None = None,
-    actor: Actor | None = None,
-) -> dict[str, Any]:
+def import_terms(request: TermsImportRequest, workspace: Workspace) -> TermsImported:
     """Read a terms file into the project store and return what changed.
 
     A concept in the file replaces the stored concept with the same id; with
     ``replace`` the stored concepts the file does not name are removed too.
-    ``data`` stands in for the file's bytes (``path`` is then only its name,
-    ``-`` for stdin). Only a person imports terms: an agent is refused.
+    Only a person imports terms: an agent is refused.
     """
     from attrs import evolve
 
@@ -96,15 +192,16 @@ def import_terms(
     from kapi.host.actor import actor_from_env
     from kapi.host.store import now
 
+    path, data = request.path, request.data
     store = _store(workspace)
-    who = actor if actor is not None else actor_from_env().actor
+    who = request.actor if request.actor is not None else actor_from_env().actor
     if who.kind == ActorKind.AGENT:
         raise HostError(
             "terms are a person's decision: a person imports them with `kapi terms import`; "
             "ask the person you work for to run it",
             exit_code=EXIT_ERROR,
         )
-    kind = terms_format_for(path, format)
+    kind = terms_format_for(path, request.format)
     shown = "stdin" if path in ("", "-") else path
     if data is None:
         try:
@@ -126,7 +223,7 @@ def import_terms(
         for concept in bundle.concepts
     ]
     incoming = {concept.id for concept in concepts}
-    removed = sorted(set(existing) - incoming) if replace else []
+    removed = sorted(set(existing) - incoming) if request.replace else []
     # New terms land before old ones leave, so a failure never leaves the store emptier.
     store.put_concepts(concepts)
     if removed:
@@ -141,16 +238,16 @@ def import_terms(
             "count": len(concepts),
         },
     )
-    return {
-        "path": evidence_path,
-        "format": kind,
-        "concepts": len(concepts),
-        "terms": sum(len(concept.terms) for concept in concepts),
-        "added": sum(1 for i in incoming if i not in existing),
-        "updated": sum(1 for i in incoming if i in existing),
-        "removed": len(removed),
-        "op": op,
-    }
+    return TermsImported(
+        path=evidence_path,
+        format=kind,
+        concepts=len(concepts),
+        terms=sum(len(concept.terms) for concept in concepts),
+        added=sum(1 for i in incoming if i not in existing),
+        updated=sum(1 for i in incoming if i in existing),
+        removed=len(removed),
+        op=op,
+    )
 
 
 def _evidence_path(workspace: Workspace, path: str) -> str:
@@ -273,19 +370,18 @@ def _json_key_lines(text: str) -> dict[str, int]:
 # --- export -------------------------------------------------------------------------
 
 
-def export_terms(
-    workspace: Workspace, path: str | None = None, *, format: str | None = None
-) -> str:
-    """The store's terms as a file's text; written to ``path`` unless it is None or ``-``.
+def export_terms(request: TermsExportRequest, workspace: Workspace) -> TermsExport:
+    """The store's terms as a file's text; written to ``path`` unless it is empty or ``-``.
 
     The format is ``format``, else the one ``path``'s extension names, else the
     ``kapi-terms`` JSON bundle.
     """
     from kapi.core.governance.terms import TermsBundle
 
+    path, format = request.path, request.format
     store = _store(workspace)
-    to_file = path not in (None, "", "-")
-    kind = terms_format_for(path or "", format) if (format or to_file) else "json"
+    to_file = path not in ("", "-")
+    kind = terms_format_for(path, format) if (format or to_file) else "json"
     bundle = TermsBundle(concepts=tuple(store.concepts()))
     if kind == "json":
         from kapi.core.governance.terms import encode_terms_bundle
@@ -299,10 +395,10 @@ def export_terms(
         from kapi.core.governance.terms_csv import write_terms_csv
 
         text = write_terms_csv(bundle)
-    if to_file:
-        assert path is not None
-        _write_atomically(Path(path), text)
-    return text
+    if not to_file:
+        return TermsExport(text=text)
+    _write_atomically(Path(path), text)
+    return TermsExport(text=text, written=path)
 
 
 def _write_atomically(path: Path, text: str) -> None:
@@ -324,12 +420,11 @@ def _write_atomically(path: Path, text: str) -> None:
 # --- list and lookup ----------------------------------------------------------------
 
 
-def list_terms(
-    workspace: Workspace, *, locale: str | None = None, status: str | None = None
-) -> list[dict[str, Any]]:
+def list_terms(request: TermsListRequest, workspace: Workspace) -> tuple[TermRow, ...]:
     """Every stored term (in ``locale`` and its variants, with ``status``), sorted by wording."""
     from kapi.core.governance.terms import TERM_STATUSES, locale_matches
 
+    locale, status = request.locale, request.status
     store = _store(workspace)
     wanted_locale = _canonical(locale) if locale else ""
     if status and status not in TERM_STATUSES:
@@ -342,12 +437,10 @@ def list_terms(
         for term in concept.terms
         if locale_matches(term.locale, wanted_locale) and (not status or term.status == status)
     ]
-    return sorted(rows, key=lambda row: (row["term"].casefold(), row["locale"], row["concept"]))
+    return tuple(sorted(rows, key=lambda row: (row.term.casefold(), row.locale, row.concept)))
 
 
-def lookup_term(
-    workspace: Workspace, text: str, *, locale: str | None = None
-) -> list[dict[str, Any]]:
+def lookup_term(request: TermLookupRequest, workspace: Workspace) -> tuple[TermHit, ...]:
     """Stored terms that match ``text``: exact, then normalised (case, spaces), then fuzzy.
 
     Each hit names its ``tier`` and a ``score`` (1.0 for exact and normalised,
@@ -355,12 +448,13 @@ def lookup_term(
     """
     from kapi.core.governance.terms import locale_matches
 
+    text, locale = request.text, request.locale
     store = _store(workspace)
     wanted_locale = _canonical(locale) if locale else ""
     query = _normalise(text)
     if not query:
         raise HostError("nothing to look up: give a word or phrase", exit_code=EXIT_USAGE)
-    hits: list[tuple[int, float, dict[str, Any]]] = []
+    hits: list[tuple[int, float, TermHit]] = []
     for concept in store.concepts():
         for term in concept.terms:
             if not locale_matches(term.locale, wanted_locale):
@@ -375,14 +469,15 @@ def lookup_term(
                 if score < FUZZY_THRESHOLD:
                     continue
                 tier, rank = "fuzzy", 2
-            hits.append(
-                (rank, score, {"tier": tier, "score": round(score, 3), **_row(concept, term)})
-            )
-    hits.sort(key=lambda hit: (hit[0], -hit[1], hit[2]["term"].casefold(), hit[2]["locale"]))
-    return [hit[2] for hit in hits]
+            hit = TermHit(tier=tier, score=round(score, 3), row=_row(concept, term))
+            hits.append((rank, score, hit))
+    hits.sort(
+        key=lambda found: (found[0], -found[1], found[2].row.term.casefold(), found[2].row.locale)
+    )
+    return tuple(hit for _, _, hit in hits)
 
 
-def _row(concept: Concept, term: Term) -> dict[str, Any]:
+def _row(concept: Concept, term: Term) -> TermRow:
     from kapi.core.governance.terms import TermStatus, rules_from_concepts
 
     replacement = ""
@@ -391,18 +486,18 @@ def _row(concept: Concept, term: Term) -> dict[str, Any]:
             (r for r in rules_from_concepts([concept], term.locale) if r.term == term.text), None
         )
         replacement = rule.replacement if rule is not None else ""
-    return {
-        "term": term.text,
-        "locale": term.locale,
-        "status": term.status,
-        "concept": concept.id,
-        "replacement": replacement,
-        "note": term.note,
-        "competitor": term.competitor_term,
-        "do_not_translate": concept.do_not_translate,
-        "forms": list(term.forms),
-        "source": concept.source,
-    }
+    return TermRow(
+        term=term.text,
+        locale=term.locale,
+        status=str(term.status),
+        concept=concept.id,
+        replacement=replacement,
+        note=term.note,
+        competitor=term.competitor_term,
+        do_not_translate=concept.do_not_translate,
+        forms=tuple(term.forms),
+        source=str(concept.source),
+    )
 
 
 def _canonical(locale: str) -> str:

@@ -3,22 +3,92 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from kapi.core.governance.errors import GovernanceError
+from attrs import frozen
+
+from kapi.core.governance.errors import ConfigWarning, GovernanceError
 from kapi.host.errors import EXIT_ERROR, EXIT_USAGE, HostError
 from kapi.host.governance import parse_yaml
 from kapi.host.yaml import line_of_text
 
 if TYPE_CHECKING:
     from kapi.core.change.ports import Actor
+    from kapi.core.governance.voice import VoiceProfile
     from kapi.host.workspace import Workspace
 
-__all__ = ["import_voice", "list_voices", "validate_voice"]
+__all__ = [
+    "ValidatedVoice",
+    "VoiceEntry",
+    "VoiceImportRequest",
+    "VoiceImported",
+    "VoiceValidateRequest",
+    "import_voice",
+    "list_voices",
+    "validate_voice",
+]
 
 
-def validate_voice(path: Path, *, strict: bool = True) -> tuple[Any, list[str]]:
-    """Load a voice file; errors name the file, the line and the key; returns (profile, warnings)."""
+@frozen
+class VoiceValidateRequest:
+    """A voice file to load; ``strict`` (``kapi voice validate``) makes an unknown key an error."""
+
+    path: Path
+    strict: bool = True
+
+
+@frozen
+class ValidatedVoice:
+    """A voice file that loads: its id and name, and what it only warns about."""
+
+    path: str
+    id: str
+    name: str
+    warnings: tuple[ConfigWarning, ...] = ()
+
+    @property
+    def label(self) -> str:
+        """What a person calls it: its name, else its id."""
+        return self.name or self.id
+
+
+@frozen
+class VoiceImportRequest:
+    """A voice file to keep in the store under ``id`` (default: the profile's id, else the
+    file's stem); ``actor`` None means the one the environment declares."""
+
+    path: Path
+    id: str = ""
+    actor: Actor | None = None
+
+
+@frozen
+class VoiceImported:
+    """The id a recipe binds the imported profile by (``voice: <id>``)."""
+
+    id: str
+    name: str
+    warnings: tuple[ConfigWarning, ...] = ()
+
+
+@frozen
+class VoiceEntry:
+    """A voice a recipe can bind: where it comes from and how to bind it."""
+
+    id: str
+    source: str
+    bind: str
+
+
+def validate_voice(request: VoiceValidateRequest) -> ValidatedVoice:
+    """Load a voice file; an error (exit 2) names the file, the line and the key."""
+    profile, warnings = _load(request.path, strict=request.strict)
+    return ValidatedVoice(
+        path=str(request.path), id=profile.id, name=profile.name, warnings=warnings
+    )
+
+
+def _load(path: Path, *, strict: bool) -> tuple[VoiceProfile, tuple[ConfigWarning, ...]]:
     from kapi.core.governance.voice import load_voice_profile
 
     try:
@@ -26,23 +96,24 @@ def validate_voice(path: Path, *, strict: bool = True) -> tuple[Any, list[str]]:
     except (OSError, UnicodeDecodeError) as err:
         raise HostError(f"{path}: cannot read: {err}", exit_code=EXIT_USAGE) from None
     try:
-        profile, warnings = load_voice_profile(
-            parse_yaml(text, str(path)), str(path), strict=strict
-        )
+        return load_voice_profile(parse_yaml(text, str(path)), str(path), strict=strict)
     except GovernanceError as err:
         line = line_of_text(text, tuple(getattr(err, "path", ()) or ()))
         where = f"{path}:{line}" if line else str(path)
         key = f" {err.key}:" if err.key else ""
         raise HostError(f"{where}:{key} {err.message}", exit_code=EXIT_USAGE) from None
-    return profile, [f"{w.code}: {w.message}" + (f" ({w.key})" if w.key else "") for w in warnings]
 
 
-def import_voice(
-    workspace: Workspace, path: Path, actor: Actor, *, name: str = ""
-) -> dict[str, Any]:
-    """Validate a voice file and keep it in the project store under ``name`` (default: its id)."""
+def import_voice(request: VoiceImportRequest, workspace: Workspace) -> VoiceImported:
+    """Validate a voice file (leniently) and keep it in the project store.
+
+    Only a person decides the voice: any other actor is refused (exit 1), as is
+    a workspace with no project.
+    """
     from kapi.core.change.ports import ActorKind
+    from kapi.host.actor import actor_from_env
 
+    actor = request.actor if request.actor is not None else actor_from_env().actor
     if workspace.project is None or workspace.store is None:
         raise HostError(
             "voice profiles live in a project; run `kapi init` first", exit_code=EXIT_ERROR
@@ -52,29 +123,30 @@ def import_voice(
             "a person decides the voice; an agent records what it notices as a suggestion",
             exit_code=EXIT_ERROR,
         )
-    profile, warnings = validate_voice(path, strict=False)
-    voice_id = name or profile.id or path.stem
+    path = request.path
+    profile, warnings = _load(path, strict=False)
+    voice_id = request.id or profile.id or path.stem
     workspace.store.put_voice_profile(voice_id, path.read_text(encoding="utf-8"), str(path))
     workspace.store.log_context(
         "import",
         actor,
         {"subject": {"kind": "voice", "id": voice_id}, "evidence": {"path": str(path)}},
     )
-    return {"id": voice_id, "name": profile.name, "warnings": warnings}
+    return VoiceImported(id=voice_id, name=profile.name, warnings=warnings)
 
 
-def list_voices(workspace: Workspace) -> list[dict[str, str]]:
+def list_voices(workspace: Workspace) -> tuple[VoiceEntry, ...]:
     """Starter packs, profiles in the store, and profiles committed under ``voices/``."""
     from kapi.core.governance.packs import pack_names
 
-    out = [{"id": name, "source": "pack", "bind": f"{{pack: {name}}}"} for name in pack_names()]
+    out = [VoiceEntry(id=name, source="pack", bind=f"{{pack: {name}}}") for name in pack_names()]
     if workspace.store is not None:
         out += [
-            {"id": v["id"], "source": "store", "bind": v["id"]}
+            VoiceEntry(id=v["id"], source="store", bind=v["id"])
             for v in workspace.store.voice_profiles()
         ]
     if workspace.project is not None:
         folder = workspace.project.root / "voices"
         for file in sorted(folder.glob("*.y*ml")) if folder.is_dir() else ():
-            out.append({"id": file.stem, "source": f"voices/{file.name}", "bind": file.stem})
-    return out
+            out.append(VoiceEntry(id=file.stem, source=f"voices/{file.name}", bind=file.stem))
+    return tuple(out)
