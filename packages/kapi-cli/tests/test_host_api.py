@@ -5,6 +5,7 @@ Each case mirrors one the CLI tests cover, so both doors answer alike.
 
 from __future__ import annotations
 
+import importlib
 import json
 from pathlib import Path
 
@@ -184,3 +185,12 @@ def test_every_error_maps_to_an_exit_code_and_a_payload() -> None:
     assert error_payload(unreadable) == {"error": "a.json:3: broken", "code": "invalid"}
     assert error_payload(usage) == {"error": "bad flag", "code": "usage"}
     assert all(isinstance(e, KapiError) for e in (stale, unreadable, usage))
+
+
+def test_the_public_host_api_resolves_every_name_it_lists() -> None:
+    import kapi.host
+
+    for name in kapi.host.__all__:
+        value = getattr(kapi.host, name)
+        assert value is not None, name
+        assert name in vars(importlib.import_module(value.__module__)), name

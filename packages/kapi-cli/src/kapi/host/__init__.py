@@ -1,6 +1,78 @@
 """kapi's host: the functions every door (the CLI, the MCP server, hooks) calls.
 
-It resolves where documents live, who is sending, and builds the core's
-services with real adapters. Each capability is one function here; the click
-commands and the MCP tools are thin wrappers around them.
+Each verb is one function in its own module that takes a request value and
+returns a result value (``run_inspect``, ``apply_change_set``, ``run_check``,
+``run_stats``, ``run_init``, the terms and voice functions); the workspace
+builds the adapters they need and closes what it opened. The names below are
+the public host API; each is imported from its module on first use, so
+importing :mod:`kapi.host` costs nothing.
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_EXPORTS: dict[str, str] = {
+    # the composition root and inputs
+    "Workspace": "workspace",
+    "open_workspace": "workspace",
+    "inputs_for": "inputs",
+    "ResolvedActor": "actor",
+    "actor_from_env": "actor",
+    # errors and the wire
+    "KapiError": "errors",
+    "HostError": "errors",
+    "exit_code_of": "errors",
+    "error_payload": "errors",
+    "encode": "wire",
+    "StorePort": "store_port",
+    # verbs
+    "InspectRequest": "inspect",
+    "InspectResult": "inspect",
+    "run_inspect": "inspect",
+    "ApplyOutcome": "apply",
+    "apply_change_set": "apply",
+    "read_change_set": "apply",
+    "change_set_schema": "apply",
+    "CheckRequest": "check",
+    "CheckOutcome": "check",
+    "run_check": "check",
+    "StatsRequest": "stats",
+    "StatsResult": "stats",
+    "run_stats": "stats",
+    "FormatInfo": "formats",
+    "list_formats": "formats",
+    "describe_format": "formats",
+    "InitRequest": "init",
+    "InitResult": "init",
+    "run_init": "init",
+    "TermsImportRequest": "terms",
+    "TermsExportRequest": "terms",
+    "TermsListRequest": "terms",
+    "TermLookupRequest": "terms",
+    "import_terms": "terms",
+    "export_terms": "terms",
+    "list_terms": "terms",
+    "lookup_term": "terms",
+    "VoiceValidateRequest": "voices",
+    "VoiceImportRequest": "voices",
+    "validate_voice": "voices",
+    "import_voice": "voices",
+    "list_voices": "voices",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'kapi.host' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"kapi.host.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__
