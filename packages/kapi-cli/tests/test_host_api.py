@@ -152,7 +152,7 @@ def test_init_proposes_and_writes_a_recipe(tmp_path: Path) -> None:
     (tmp_path / "locales/en.json").write_text(EN)
     (tmp_path / "locales/fr.json").write_text(FR)
     result = run_init(InitRequest(folder=tmp_path))
-    encoded = result.encoded()
+    encoded = encode(result.summary)
     assert encoded["target_languages"] == ["fr"]
     assert encoded["collections"][0]["target"]
     assert (tmp_path / "kapi.yaml").read_text() == result.plan.recipe_text()

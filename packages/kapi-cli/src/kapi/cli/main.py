@@ -284,7 +284,9 @@ def init(source_lang: str, force: bool, as_json: bool, folder: str) -> None:
     except HostError as err:
         fail(err, as_json=as_json)
     if as_json:
-        emit_json(result.encoded())
+        from kapi.host.wire import encode
+
+        emit_json(encode(result.summary))
         return
     click.echo(result.plan.recipe_text(), nl=False)
     warn(f"wrote {result.recipe} and {result.ignore}")

@@ -36,21 +36,20 @@ class InspectedFile:
 def read_inputs(
     paths: Sequence[str],
     *,
+    home: FileHome,
     locale: str = "en",
     format_name: str | None = None,
-    home: FileHome | None = None,
 ) -> Iterator[InspectedFile | FileFailure]:
     """Read each path (``-`` is stdin, which needs ``format_name``) into a staged document.
 
-    Through a project's home a source document carries its translations'
-    own files as editions, and a translation's file reads as its source.
+    ``home`` is the workspace's (``Workspace.home()``): through a project's
+    home a source document carries its translations' own files as editions,
+    and a translation's file reads as its source.
     """
     from kapi.core.change.errors import ChangeError
     from kapi.formats import registry
-    from kapi.formats.home import FileHome
     from kapi.formats.reading import read_document
 
-    home = home or FileHome(Path.cwd(), locale=locale)
     seen: set[str] = set()  # a translation's own file reads as its source: read that once
     for path in paths:
         try:

@@ -23,9 +23,11 @@ from kapi.host.errors import EXIT_USAGE, HostError
 from kapi.host.project import RECIPE_NAME, STATE_DIR, mint_project_id
 
 __all__ = [
+    "CollectionSummary",
     "InitPlan",
     "InitRequest",
     "InitResult",
+    "InitSummary",
     "ProposedCollection",
     "plan_init",
     "run_init",
@@ -209,6 +211,25 @@ class InitRequest:
 
 
 @frozen
+class CollectionSummary:
+    name: str
+    path: str
+    target: str
+    files: int
+
+
+@frozen
+class InitSummary:
+    """What ``kapi init --json`` prints: the recipe written and the collections it proposes."""
+
+    recipe: str
+    id: str
+    source_language: str
+    target_languages: tuple[str, ...]
+    collections: tuple[CollectionSummary, ...]
+
+
+@frozen
 class InitResult:
     """What ``kapi init`` wrote: the recipe's path and text, and what it proposes."""
 
@@ -216,19 +237,19 @@ class InitResult:
     ignore: Path
     plan: InitPlan
 
-    def encoded(self) -> dict[str, object]:
-        """The result as ``kapi init --json`` prints it."""
+    @property
+    def summary(self) -> InitSummary:
         plan = self.plan
-        return {
-            "recipe": str(self.recipe),
-            "id": plan.project_id,
-            "source_language": plan.source_language,
-            "target_languages": list(plan.target_languages),
-            "collections": [
-                {"name": c.name, "path": c.path, "target": c.target, "files": c.files}
+        return InitSummary(
+            recipe=str(self.recipe),
+            id=plan.project_id,
+            source_language=plan.source_language,
+            target_languages=plan.target_languages,
+            collections=tuple(
+                CollectionSummary(name=c.name, path=c.path, target=c.target, files=c.files)
                 for c in plan.collections
-            ],
-        }
+            ),
+        )
 
 
 def run_init(request: InitRequest, *, actor_kind: ActorKind = ActorKind.PERSON) -> InitResult:
