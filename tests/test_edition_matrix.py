@@ -251,6 +251,7 @@ FORMATS = [
     ),
     mono("properties/messages.properties", "messages.properties", "messages_{lang}.properties"),
     mono("properties/crlf.properties", "messages.properties", "messages_{lang}.properties"),
+    mono("properties/escapes.properties", "messages.properties", "messages_{lang}.properties"),
     mono("markdown/guide.md", "docs/guide.md", "i18n/{lang}/"),
     mono("markdown/tabs.md", "docs/tabs.md", "i18n/{lang}/"),
     mono("markdown/windows.md", "docs/windows.md", "i18n/{lang}/"),
@@ -639,26 +640,28 @@ def git(root: Path, *args: str) -> str:
 UNDO = [
     (fmt, mode)
     for fmt in FORMATS
-    if fmt.id
-    in (
-        "json/nested.json",
-        "po/basic.po",
-        "po/template.pot",
-        "xliff/angular.xlf",
-        "xliff/segments.xlf",
-        "android/strings.xml",
-        "properties/messages.properties",
-        "markdown/guide.md",
-        "strings/utf16le_bom.strings",
-        "office/docx",
-    )
+    # Xcode's targets carry no state= and read as new; a person's edit marks them translated
+    if fmt.id != "xliff/xcode.xliff"
     for mode in MODES
     if not not_applicable(fmt, mode, "both") or mode == "alone"
 ]
 
 
+def _undo_param(fmt: Format, mode: str) -> Any:
+    marks = []
+    if fmt.id == "html/page.html" and mode != "translation":
+        marks.append(
+            pytest.mark.xfail(
+                strict=True,
+                reason="the HTML writer keeps an entity's spelling after the character it "
+                "now stands beside (Caf&eacute; restored reads Café&eacute;)",
+            )
+        )
+    return pytest.param(fmt, mode, id=f"{fmt.id}-{mode}", marks=marks)
+
+
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
-@pytest.mark.parametrize(("fmt", "mode"), [pytest.param(f, m, id=f"{f.id}-{m}") for f, m in UNDO])
+@pytest.mark.parametrize(("fmt", "mode"), [_undo_param(f, m) for f, m in UNDO])
 def test_the_reverse_edit_leaves_git_diff_empty(fmt, mode, tmp_path, monkeypatch):
     layout = lay_out(fmt, mode, tmp_path, monkeypatch)
     edit = "source" if not_applicable(fmt, mode, "both") else "both"
@@ -672,10 +675,11 @@ def test_the_reverse_edit_leaves_git_diff_empty(fmt, mode, tmp_path, monkeypatch
     assert git(tmp_path, "status", "--porcelain"), "the edit changed nothing"
     edited = read_all(layout, monkeypatch)[layout.source]
     reverse = []
+    # a source edit can rename its block (a PO entry's msgid is its key); the change set's
+    # other ops on that block then name it as the edit left it
+    renamed = {e.block: e.block.replace(e.word, e.new, 1) for e in edits if not e.edition}
     for edit_made in edits:
-        block = edit_made.block
-        if not edit_made.edition:
-            block = block.replace(edit_made.word, edit_made.new, 1)
+        block = renamed.get(edit_made.block, edit_made.block)
         record = next(r for r in edited if r["ref"]["block"] in (block, edit_made.block))
         view = views(record, layout)[edit_made.edition]
         op = json.loads(json.dumps(edit_made.op))
@@ -684,8 +688,9 @@ def test_the_reverse_edit_leaves_git_diff_empty(fmt, mode, tmp_path, monkeypatch
         op["edits"] = [{"find": edit_made.new, "text": edit_made.word}]
         reverse.append(op)
     apply(tmp_path, monkeypatch, reverse, project=layout.project)
+    diff = git(tmp_path, "diff")
+    assert not diff, diff
     assert git(tmp_path, "status", "--porcelain") == ""
-    assert git(tmp_path, "diff") == ""
 
 
 # --- a bilingual file's target editions read the same inside a project ----------------------

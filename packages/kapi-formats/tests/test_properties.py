@@ -343,3 +343,33 @@ def test_set_any_text_then_read_it_back(data: bytes, draw: st.DataObject, new: s
     for block in document.blocks:
         if block.id != target:
             assert again[block.id].source == block.source
+
+
+# --- undo: setting a value back gives the file's own bytes ------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("block_id", "edited"),
+    [
+        ("quote", 'Say "bye" to "Kapi"'),
+        ("url", "https://example.com/a=b"),
+        ("cafe", "Café noir"),
+        ("spaced", "one two three"),
+        ("long", "The first part, then the second part and the end"),
+    ],
+)
+def test_a_value_set_back_writes_the_bytes_the_file_held(block_id: str, edited: str) -> None:
+    original = fixture("escapes.properties")
+    document = codec.read(original)
+    as_read = blocks_of(document)[block_id].source
+    out = edit(document, block_id, (Text(edited),))
+    assert blocks_of(codec.read(out))[block_id].source == (Text(edited),)
+    assert edit(codec.read(out), block_id, as_read) == original
+
+
+def test_new_text_takes_the_escapes_the_value_used() -> None:
+    document = codec.read(fixture("escapes.properties"))
+    out = edit(document, "quote", (Text('Say "hello" to "you"'),))
+    assert b'quote = Say \\"hello\\" to \\"you\\"\n' in out
+    out = edit(document, "long", (Text("The first part, then the second part and more"),))
+    assert b"long = The first part, \\\n    then the second part \\\n    and more\n" in out

@@ -38,6 +38,7 @@ line and column.
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Iterator
 
@@ -145,7 +146,8 @@ class PropertiesFormat:
             return _generate(document)
 
         def render(block: Block, span: Span, runs: Runs) -> str:
-            value = _escape_value(skeleton, _runs_text(block, runs))
+            raw = skeleton.text.text[span.start : span.end]
+            value = _respell(skeleton, raw, _runs_text(block, runs))
             if span.start in skeleton.bare:
                 return "=" + value
             if span.start in skeleton.loose and value[:1] in ("=", ":"):
@@ -377,6 +379,74 @@ def _synthesize(block: Block, run: Ph | PcOpen | PcClose) -> str:
         capability=f"synthesize:{run.type}",
         block=block.id,
     )
+
+
+def _raw_units(raw: str) -> list[tuple[str, str, str]]:
+    """A value's raw text as ``(character, continuation, spelling)`` triples, in order.
+
+    A line continuation (backslash, line break, the next line's leading blanks)
+    goes with the character after it, so that keeping that character keeps the
+    line the file broke there.
+    """
+    units: list[tuple[str, str, str]] = []
+    pending = ""
+    index = 0
+    while index < len(raw):
+        char = raw[index]
+        if char != "\\" or index + 1 >= len(raw):
+            units.append((char, pending, char))
+            pending = ""
+            index += 1
+            continue
+        escaped = raw[index + 1]
+        if escaped in "\r\n":
+            match = _BREAK.match(raw, index + 1)
+            end = _skip_blanks(raw, match.end() if match else index + 2, len(raw))
+            pending += raw[index:end]
+            index = end
+            continue
+        if escaped == "u" and _HEX_ESCAPE.match(raw, index):
+            units.append(
+                (chr(int(raw[index + 2 : index + 6], 16)), pending, raw[index : index + 6])
+            )
+            index += 6
+        else:
+            units.append((_SIMPLE_ESCAPES.get(escaped, escaped), pending, raw[index : index + 2]))
+            index += 2
+        pending = ""
+    return units
+
+
+def _respell(skeleton: _PropertiesSkeleton, raw: str, value: str) -> str:
+    """An edited value in the file's own spelling.
+
+    The characters the edit kept keep the bytes the file held for them (their
+    escapes and the lines they were continued over); a new character takes the
+    escape the value already used for it, or else the file's escaping rule.
+    """
+    units = _raw_units(raw)
+    old = "".join(char for char, _, _ in units)
+    if len(old) != len(units):
+        return _escape_value(skeleton, value)  # a surrogate pair: no one-to-one map
+    chosen = {
+        char: spelling
+        for char, _, spelling in units
+        if spelling.startswith("\\") and char not in "\\\t\n\r\f "
+    }
+    out: list[str] = []
+    matcher = difflib.SequenceMatcher(None, old, value, autojunk=False)
+    for tag, old_start, old_end, new_start, new_end in matcher.get_opcodes():
+        # a match of a letter or two inside new text is chance, not text the edit kept
+        if tag == "equal" and (old_end - old_start >= 3 or old_end - old_start == len(old)):
+            out.extend(cont + spelling for _, cont, spelling in units[old_start:old_end])
+            continue
+        out.extend(
+            chosen.get(char) or _escape_value(skeleton, "x" + char)[1:]
+            for char in value[new_start:new_end]
+        )
+    if value[:1] == " " and not out[0].startswith("\\"):
+        out[0] = "\\ "  # a leading blank would be read as the separator's
+    return "".join(out)
 
 
 def _escape_value(skeleton: _PropertiesSkeleton, value: str) -> str:
