@@ -267,8 +267,11 @@ def stats(files: tuple[str, ...], as_json: bool, source_lang: str, format_name: 
 def init(source_lang: str, force: bool, as_json: bool, folder: str) -> None:
     """Create kapi.yaml for FOLDER from the catalogues and documents found in it.
 
-    Catalogues named by language (locales/en.json beside locales/fr.json) become a
-    collection with a target template; Markdown and HTML become a docs collection.
+    Catalogues named by language (locales/en.json beside locales/fr.json, gettext
+    .pot/.po, XLIFF, Android values*/, iOS *.lproj, Rails config/locales) become
+    collections with target templates; Markdown and HTML become docs collections.
+    Templates (Jinja, Liquid, Handlebars, Go), tests, dependencies, build output and
+    vendored folders are left out; what was found and left out goes to stderr.
     Also writes .kapi/.gitignore, so the local store stays out of version control.
     """
     from pathlib import Path
@@ -288,9 +291,16 @@ def init(source_lang: str, force: bool, as_json: bool, folder: str) -> None:
 
         emit_json(encode(result.summary))
         return
-    click.echo(result.plan.recipe_text(), nl=False)
+    plan = result.plan
+    click.echo(plan.recipe_text(), nl=False)
+    for collection in plan.collections:
+        warn(f"found {collection.name}: {collection.files} file(s), {collection.path}")
+    for out in plan.left_out:
+        warn(f"left out {out.path}: {out.reason}")
+    for note in plan.notes:
+        warn(note)
     warn(f"wrote {result.recipe} and {result.ignore}")
-    if not result.plan.collections:
+    if not plan.collections:
         warn("no catalogues or documents found; add collections to kapi.yaml")
 
 

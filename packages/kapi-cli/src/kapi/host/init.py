@@ -28,15 +28,69 @@ __all__ = [
     "InitRequest",
     "InitResult",
     "InitSummary",
+    "LeftOut",
     "ProposedCollection",
+    "ProposedItem",
     "plan_init",
     "run_init",
     "write_init",
 ]
 
-_SKIP_DIRS = {"node_modules", "__pycache__", "venv", "dist", "build", "target", "vendor"}
-_PROSE = {"markdown", "html", "plaintext"}
-_LANGUAGE_SEGMENT = re.compile(r"^(?:values-)?([a-z]{2,3}(?:[-_](?:r)?[A-Za-z0-9]{2,4})?)$")
+_SKIP_DIRS = {
+    "node_modules": "installed dependencies",
+    "bower_components": "installed dependencies",
+    "__pycache__": "a cache",
+    "venv": "a virtual environment",
+    "env": "a virtual environment",
+    "build": "build output",
+    "dist": "build output",
+    "_build": "build output",
+    "site": "build output",
+    "target": "build output",
+    "out": "build output",
+    "vendor": "vendored code",
+    "vendors": "vendored code",
+    "third_party": "vendored code",
+    "third-party": "vendored code",
+    "external": "vendored code",
+    "tests": "tests and their fixtures",
+    "test": "tests and their fixtures",
+    "spec": "tests and their fixtures",
+    "fixtures": "tests and their fixtures",
+    "__tests__": "tests and their fixtures",
+    "testdata": "tests and their fixtures",
+}
+_HIDDEN_BUILD = {".next": "build output", ".nuxt": "build output", ".venv": "a virtual environment"}
+_PROSE = {"markdown", "html"}
+_DOC_FOLDERS = {"docs", "doc", "content", "guide", "guides", "manual"}
+_TEMPLATE_SUFFIXES = {
+    ".j2": "a Jinja template",
+    ".jinja": "a Jinja template",
+    ".jinja2": "a Jinja template",
+    ".liquid": "a Liquid template",
+    ".hbs": "a Handlebars template",
+    ".handlebars": "a Handlebars template",
+    ".mustache": "a Mustache template",
+    ".tmpl": "a Go template",
+    ".gotmpl": "a Go template",
+    ".njk": "a Nunjucks template",
+    ".ejs": "an EJS template",
+    ".erb": "an ERB template",
+}
+_TEMPLATE_MARKS = ("{%", "{{")
+# a language: en, fr-CA, zh-Hans, pt_BR; Android writes values-fr-rCA, Apple fr.lproj
+_TAG = r"[a-z]{2,3}(?:[-_][A-Za-z]{4})?(?:[-_](?:[A-Z]{2}|[0-9]{3}))?"
+_ANDROID = re.compile(r"^values-([a-z]{2,3})(?:-r([A-Z]{2}))?$")
+_FOLDER = re.compile(rf"^({_TAG})(\.lproj)?$")
+_STEM = re.compile(rf"^(?:(.+?)([._-]))?({_TAG})$")
+
+
+@frozen
+class ProposedItem:
+    """One content entry of a proposed collection: a path or glob, and its target template."""
+
+    path: str
+    target: str = ""
 
 
 @frozen
@@ -46,6 +100,20 @@ class ProposedCollection:
     target: str = ""
     source_only: bool = False
     files: int = 0
+    format: str = ""
+    items: tuple[ProposedItem, ...] = ()
+
+    @property
+    def content(self) -> tuple[ProposedItem, ...]:
+        return self.items or (ProposedItem(path=self.path, target=self.target),)
+
+
+@frozen
+class LeftOut:
+    """A file or folder ``kapi init`` did not take in as content, and why."""
+
+    path: str
+    reason: str
 
 
 @frozen
@@ -55,14 +123,17 @@ class InitPlan:
     target_languages: tuple[str, ...]
     collections: tuple[ProposedCollection, ...]
     project_id: str
+    left_out: tuple[LeftOut, ...] = ()
+    exclude: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
 
     def recipe_text(self) -> str:
         lines = [
             "# kapi project recipe: which content kapi governs and where translations live.",
-            "# Reference: kapi help project",
+            "# kapi --help lists the commands; kapi check checks the content this recipe claims.",
             "version: v1",
             f"id: {self.project_id}",
-            f"name: {self.root.name}",
+            f"name: {_quoted(self.root.name)}",
             "",
             "defaults:",
             f"  source_language: {self.source_language}",
@@ -71,97 +142,287 @@ class InitPlan:
             lines.append("  target_languages: [" + ", ".join(self.target_languages) + "]")
         else:
             lines.append("  target_languages: []")
+        if self.exclude:
+            lines.append("  exclude:")
+            lines += [f"    - {_quoted(pattern)}" for pattern in self.exclude]
         lines += ["", "collections:"]
         if not self.collections:
             lines.append("  []  # add collections: - name: docs / path: 'docs/**/*.md'")
         for collection in self.collections:
             lines.append(f"  - name: {collection.name}  # {collection.files} file(s) found")
             lines.append("    content:")
-            lines.append(f"      - path: '{collection.path}'")
-            if collection.target:
-                lines.append(f"        target: '{collection.target}'")
+            for item in collection.content:
+                lines.append(f"      - path: {_quoted(item.path)}")
+                if item.target:
+                    lines.append(f"        target: {_quoted(item.target)}")
             if collection.source_only:
                 lines.append("    source_only: true")
         return "\n".join(lines) + "\n"
 
 
-def _files(root: Path) -> Iterator[str]:
+def _quoted(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+@frozen
+class _Catalogue:
+    relpath: str
+    lang: str  # canonical tag
+    written: str  # the language as the path writes it
+    template: str  # the path with the language replaced by {lang}
+    family: str  # catalogues sharing a language folder form one collection
+    bare: str = ""  # messages.xlf for messages.fr.xlf: a source named without a language
+    format: str = ""
+
+
+def _walk_tree(root: Path, left_out: list[LeftOut]) -> Iterator[str]:
     for current, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS)
+        here = Path(current).relative_to(root).as_posix()
+        kept = []
+        for name in sorted(dirs):
+            reason = _HIDDEN_BUILD.get(name) or _SKIP_DIRS.get(name.casefold())
+            if reason is None and name.startswith("."):
+                continue
+            if reason is None and (Path(current) / name / "pyvenv.cfg").is_file():
+                reason = "a virtual environment"
+            if reason is not None:
+                left_out.append(LeftOut(path=_join(here, name) + "/", reason=reason))
+                continue
+            kept.append(name)
+        dirs[:] = kept
         for name in sorted(files):
             if not name.startswith((".", "~$", "._")):
-                yield (Path(current) / name).relative_to(root).as_posix()
+                yield _join(here, name)
 
 
-def _locale_of(segment: str) -> str | None:
-    match = _LANGUAGE_SEGMENT.match(segment)
-    if not match:
-        return None
-    tag = match.group(1).replace("-r", "-").replace("_r", "-")
+def _join(folder: str, name: str) -> str:
+    return name if folder in ("", ".") else f"{folder}/{name}"
+
+
+def _canonical(written: str) -> str | None:
+    language = re.split(r"[-_]", written)[0]
+    if len(language) == 3 and language not in _THREE_LETTER:
+        return None  # src, lib, app: folder names far more often than languages
     try:
-        return canonical_locale(tag)
+        return canonical_locale(written)
     except EditionKeyError:
         return None
 
 
+_THREE_LETTER = {
+    "ast", "ceb", "chr", "ckb", "fil", "fur", "gsw", "haw", "kab", "kok", "mai", "nds", "sah",
+    "yue",
+}  # fmt: skip
+
+
+def _catalogue(relpath: str, source: str, fmt: str) -> _Catalogue | None:
+    """Where ``relpath`` names its language: in the file name or in a folder."""
+    parts = relpath.split("/")
+    name = parts[-1]
+    suffix = PurePosixPath(name).suffix
+    stem = name[: -len(suffix)] if suffix else name
+    match = _STEM.match(stem)
+    if match:
+        named = _canonical(match.group(3))
+        if named is not None:
+            prefix = (match.group(1) or "") + (match.group(2) or "")
+            template = "/".join([*parts[:-1], prefix + "{lang}" + suffix])
+            bare = "/".join([*parts[:-1], match.group(1) + suffix]) if match.group(1) else ""
+            return _Catalogue(relpath, named, match.group(3), template, template, bare, fmt)
+    for index in range(len(parts) - 2, -1, -1):
+        segment = parts[index]
+        written: str | None = None
+        lang: str | None = None
+        replaced = ""
+        if fmt == "androidxml" and segment == "values":
+            written, lang, replaced = source, source, "values-{lang}"
+        elif fmt == "androidxml" and (android := _ANDROID.match(segment)):
+            written = android.group(1) + ("-r" + android.group(2) if android.group(2) else "")
+            lang = _canonical(
+                android.group(1) + ("-" + android.group(2) if android.group(2) else "")
+            )
+            # {lang} fills in fr-CA, never Android's fr-rCA: such a folder is not named by it
+            replaced = "values-{lang}"
+        elif folder := _FOLDER.match(segment):
+            written = folder.group(1)
+            lang = _canonical(written)
+            replaced = "{lang}" + (folder.group(2) or "")
+        if lang is None or written is None:
+            continue
+        template_parts = list(parts)
+        template_parts[index] = replaced
+        return _Catalogue(
+            relpath,
+            lang,
+            written,
+            "/".join(template_parts),
+            "/".join(template_parts[: index + 1]),
+            "",
+            fmt,
+        )
+    return None
+
+
+def _is_template(root: Path, relpath: str) -> bool:
+    try:
+        with open(root / relpath, encoding="utf-8", errors="replace") as handle:
+            head = handle.read(65536)
+    except OSError:
+        return False
+    return any(mark in head for mark in _TEMPLATE_MARKS)
+
+
 def plan_init(root: Path, *, source_language: str = "en") -> InitPlan:
-    """Propose collections from the files below ``root``."""
+    """Propose collections from the files below ``root``, and say what was left out and why."""
+    from kapi.core.governance.glob import glob_match, literal_prefix
     from kapi.formats import registry
 
     source = canonical_locale(source_language)
-    catalogues: dict[str, dict[str, str]] = defaultdict(dict)  # template -> lang -> path
-    prose: dict[str, int] = defaultdict(int)
-    for relpath in _files(root):
+    left_out: list[LeftOut] = []
+    notes: list[str] = []
+    files = list(_walk_tree(root, left_out))
+    present = set(files)
+    catalogues: dict[str, list[_Catalogue]] = defaultdict(list)  # template -> catalogues
+    pots: list[str] = []
+    prose: dict[str, list[str]] = defaultdict(list)
+    for relpath in files:
+        suffix = PurePosixPath(relpath).suffix.lower()
+        if suffix in _TEMPLATE_SUFFIXES:
+            left_out.append(LeftOut(relpath, _TEMPLATE_SUFFIXES[suffix]))
+            continue
         try:
             spec = registry.detect(relpath)
         except registry.UnknownFormat:
             continue
-        if spec.name in _PROSE:
-            top = relpath.split("/")[0] if "/" in relpath else ""
-            ext = PurePosixPath(relpath).suffix
-            pattern = f"{top}/**/*{ext}" if top else f"*{ext}"
-            prose[pattern] += 1
+        if suffix == ".pot":
+            pots.append(relpath)
             continue
-        parts = list(PurePosixPath(relpath).parts)
-        stem = PurePosixPath(parts[-1]).stem
-        # the language is the file's stem (en.json) or a folder (values-fr/, locales/fr/)
-        candidates = [(len(parts) - 1, stem)] + [(i, p) for i, p in enumerate(parts[:-1])]
-        for index, segment in candidates:
-            lang = _locale_of(segment)
-            if lang is None:
+        top = relpath.split("/")[0] if "/" in relpath else ""
+        if spec.name in _PROSE or (spec.name == "plaintext" and top.casefold() in _DOC_FOLDERS):
+            if spec.name == "html" and _is_template(root, relpath):
+                left_out.append(LeftOut(relpath, "a template ({% or {{ in HTML)"))
                 continue
-            template_parts = list(parts)
-            if index == len(parts) - 1:
-                template_parts[-1] = "{lang}" + PurePosixPath(parts[-1]).suffix
-            else:
-                template_parts[index] = segment.replace(segment.removeprefix("values-"), "{lang}")
-            catalogues["/".join(template_parts)][lang] = relpath
-            break
-    collections: list[ProposedCollection] = []
-    targets: set[str] = set()
-    for template, by_lang in sorted(catalogues.items()):
-        if source not in by_lang:
+            prose[f"{top}/**/*{suffix}" if top else f"*{suffix}"].append(relpath)
             continue
-        others = sorted(lang for lang in by_lang if lang != source)
-        targets.update(others)
+        found = _catalogue(relpath, source, spec.name)
+        if found is not None:
+            catalogues[found.template].append(found)
+
+    families: dict[str, list[tuple[str, str, list[_Catalogue]]]] = defaultdict(list)
+    used_pots: set[str] = set()
+    sources: set[str] = set()
+    orphans: list[LeftOut] = []
+    targets: set[str] = set()
+    for template, group in sorted(catalogues.items()):
+        by_lang = {c.lang: c for c in group}
+        first = group[0]
+        source_path = ""
+        if first.format == "po":
+            domain = PurePosixPath(template).stem
+            folder = template.rsplit("/", 1)[0] if "/" in template else ""
+            named = [p for p in pots if PurePosixPath(p).stem == domain]
+            beside = [p for p in pots if (p.rsplit("/", 1)[0] if "/" in p else "") == folder]
+            found_pots = named or (beside if domain == "{lang}" else [])
+            if found_pots:
+                source_path = found_pots[0]
+                used_pots.add(source_path)
+        if not source_path and source in by_lang:
+            source_path = by_lang[source].relpath
+        if not source_path and first.bare and first.bare in present:
+            source_path = first.bare
+        translations = [c for c in group if c.lang != source and c.relpath != source_path]
+        if not source_path:
+            what = "a .pot template or a " if first.format == "po" else "a "
+            orphans += [
+                LeftOut(c.relpath, f"a translation with no source: {what}{source} file")
+                for c in translations
+            ]
+            continue
+        sources.add(source_path)
+        if (
+            first.format == "androidxml"
+            and not translations
+            and not template.endswith("/strings.xml")
+        ):
+            continue  # colours and dimensions, not text to translate
+        for c in translations:
+            if c.written != c.lang:
+                left_out.append(
+                    LeftOut(
+                        c.relpath,
+                        f"{c.written} is not the canonical tag {c.lang}, so {{lang}} "
+                        "cannot name it; rename the folder or file, or declare its path "
+                        "by hand",
+                    )
+                )
+                continue
+            targets.add(c.lang)
+        families[first.family].append((source_path, template, group))
+    left_out += [out for out in orphans if out.path not in sources]
+    for pot in pots:
+        if pot not in used_pots:
+            stem = PurePosixPath(pot).stem
+            families[pot].append((pot, "", []))
+            notes.append(
+                f"{pot}: no translations found; add a target template such as "
+                f"locale/{{lang}}/LC_MESSAGES/{stem}.po"
+            )
+
+    collections: list[ProposedCollection] = []
+    for _, entries in sorted(families.items()):
         name = "ui" if not collections else f"ui-{len(collections) + 1}"
+        items = tuple(ProposedItem(path=path, target=target) for path, target, _ in entries)
+        count = sum(1 + len([c for c in g if c.relpath != path]) for path, _, g in entries)
+        formats = {c.format for _, _, g in entries for c in g} or {"po"}
         collections.append(
-            ProposedCollection(name=name, path=by_lang[source], target=template, files=len(by_lang))
+            ProposedCollection(
+                name=name,
+                path=items[0].path,
+                target=items[0].target,
+                files=count,
+                format=sorted(formats)[0],
+                items=items,
+            )
         )
-    for pattern, count in sorted(prose.items()):
+    for pattern, documents in sorted(prose.items()):
         name = pattern.split("/")[0] if "/" in pattern else "docs"
         name = re.sub(r"[^a-z0-9-]", "-", name.lower()).strip("-") or "docs"
         if any(c.name == name for c in collections):
             name = f"{name}-{PurePosixPath(pattern).suffix.lstrip('.')}"
         collections.append(
-            ProposedCollection(name=name, path=pattern, source_only=True, files=count)
+            ProposedCollection(
+                name=name,
+                path=pattern,
+                source_only=True,
+                files=len(documents),
+                format="markdown" if pattern.endswith(".md") else "",
+            )
         )
+
+    # what a glob would still reach below a left-out folder, or a left-out file it matches
+    exclude: list[str] = []
+    globs = [item.path for c in collections for item in c.content]
+    for out in left_out:
+        if out.path.endswith("/"):
+            folder = out.path.rstrip("/")
+            reached = any(
+                "**" in g
+                and (not literal_prefix(g) or (folder + "/").startswith(literal_prefix(g) + "/"))
+                for g in globs
+            )
+            if reached:
+                exclude.append(folder + "/**")
+        elif any(glob_match(g, out.path) for g in globs):
+            exclude.append(out.path)
     return InitPlan(
         root=root,
         source_language=source,
         target_languages=tuple(sorted(targets)),
         collections=tuple(collections),
         project_id=mint_project_id(),
+        left_out=tuple(left_out),
+        exclude=tuple(exclude),
+        notes=tuple(notes),
     )
 
 
@@ -216,6 +477,9 @@ class CollectionSummary:
     path: str
     target: str
     files: int
+    source_only: bool = False
+    format: str = ""
+    content: tuple[ProposedItem, ...] = ()
 
 
 @frozen
@@ -227,6 +491,9 @@ class InitSummary:
     source_language: str
     target_languages: tuple[str, ...]
     collections: tuple[CollectionSummary, ...]
+    exclude: tuple[str, ...] = ()
+    left_out: tuple[LeftOut, ...] = ()
+    notes: tuple[str, ...] = ()
 
 
 @frozen
@@ -246,9 +513,20 @@ class InitResult:
             source_language=plan.source_language,
             target_languages=plan.target_languages,
             collections=tuple(
-                CollectionSummary(name=c.name, path=c.path, target=c.target, files=c.files)
+                CollectionSummary(
+                    name=c.name,
+                    path=c.path,
+                    target=c.target,
+                    files=c.files,
+                    source_only=c.source_only,
+                    format=c.format,
+                    content=c.content,
+                )
                 for c in plan.collections
             ),
+            exclude=plan.exclude,
+            left_out=plan.left_out,
+            notes=plan.notes,
         )
 
 

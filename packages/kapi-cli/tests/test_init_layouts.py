@@ -1,0 +1,298 @@
+"""``kapi init`` on trees shaped like real projects: the recipe it writes loads and claims
+exactly the content found, with translations where the layout shows them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from kapi.host.init import InitRequest, InitResult, run_init
+from kapi.host.project import load_project
+
+PO = 'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\nmsgid "Hello"\nmsgstr ""\n'
+XLF = (
+    '<?xml version="1.0" encoding="UTF-8"?>\n'
+    '<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2">\n'
+    '<file source-language="en" datatype="plaintext" original="ng2.template"><body>\n'
+    '<trans-unit id="hello"><source>Hello</source></trans-unit>\n'
+    "</body></file></xliff>\n"
+)
+ANDROID = '<?xml version="1.0" encoding="utf-8"?>\n<resources>\n<string name="hi">Hi</string>\n</resources>\n'
+
+
+def _tree(root: Path, files: dict[str, str]) -> None:
+    for relpath, text in files.items():
+        path = root / relpath
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+def _init(root: Path) -> InitResult:
+    return run_init(InitRequest(folder=root))
+
+
+def _claims(root: Path) -> dict[str, dict[str, str]]:
+    project = load_project(root / "kapi.yaml")
+    return {source: project.translation_paths(source) for source in project.source_files()}
+
+
+def _left_out(result: InitResult) -> dict[str, str]:
+    return {out.path: out.reason for out in result.plan.left_out}
+
+
+def test_gettext_pot_with_locale_lc_messages(tmp_path: Path) -> None:
+    _tree(
+        tmp_path,
+        {
+            "setup.py": "",
+            "myapp/__init__.py": "",
+            "myapp/locale/messages.pot": PO,
+            "myapp/locale/fr/LC_MESSAGES/messages.po": PO,
+            "myapp/locale/de/LC_MESSAGES/messages.po": PO,
+            "myapp/locale/pt_BR/LC_MESSAGES/messages.po": PO,
+        },
+    )
+    result = _init(tmp_path)
+    assert result.plan.target_languages == ("de", "fr")
+    assert _claims(tmp_path) == {
+        "myapp/locale/messages.pot": {
+            "de": "myapp/locale/de/LC_MESSAGES/messages.po",
+            "fr": "myapp/locale/fr/LC_MESSAGES/messages.po",
+        }
+    }
+    assert "canonical tag pt-BR" in _left_out(result)["myapp/locale/pt_BR/LC_MESSAGES/messages.po"]
+    assert "target: 'myapp/locale/{lang}/LC_MESSAGES/messages.po'" in result.plan.recipe_text()
+
+
+def test_gettext_po_folder_without_pot(tmp_path: Path) -> None:
+    _tree(tmp_path, {"po/en.po": PO, "po/fr.po": PO, "po/de.po": PO, "src/main.c": ""})
+    result = _init(tmp_path)
+    assert result.plan.target_languages == ("de", "fr")
+    assert _claims(tmp_path) == {"po/en.po": {"de": "po/de.po", "fr": "po/fr.po"}}
+
+
+def test_gettext_translations_without_any_source_are_reported(tmp_path: Path) -> None:
+    _tree(tmp_path, {"po/fr.po": PO, "po/de.po": PO})
+    result = _init(tmp_path)
+    assert result.plan.collections == ()
+    assert "no source" in _left_out(result)["po/fr.po"]
+    assert _claims(tmp_path) == {}
+
+
+def test_gettext_pot_beside_language_catalogues(tmp_path: Path) -> None:
+    _tree(tmp_path, {"po/hello.pot": PO, "po/fr.po": PO, "po/es.po": PO})
+    _init(tmp_path)
+    assert _claims(tmp_path) == {"po/hello.pot": {"es": "po/es.po", "fr": "po/fr.po"}}
+
+
+def test_xliff_angular_and_i18n_folder(tmp_path: Path) -> None:
+    _tree(
+        tmp_path,
+        {
+            "angular.json": "{}",
+            "src/locale/messages.xlf": XLF,
+            "src/locale/messages.fr.xlf": XLF,
+            "src/locale/messages.ja.xlf": XLF,
+            "i18n/en.xlf": XLF,
+            "i18n/fr.xlf": XLF,
+        },
+    )
+    result = _init(tmp_path)
+    assert result.plan.target_languages == ("fr", "ja")
+    assert _claims(tmp_path) == {
+        "i18n/en.xlf": {"fr": "i18n/fr.xlf", "ja": "i18n/ja.xlf"},
+        "src/locale/messages.xlf": {
+            "fr": "src/locale/messages.fr.xlf",
+            "ja": "src/locale/messages.ja.xlf",
+        },
+    }
+
+
+def test_android_values_folders(tmp_path: Path) -> None:
+    res = "app/src/main/res"
+    _tree(
+        tmp_path,
+        {
+            f"{res}/values/strings.xml": ANDROID,
+            f"{res}/values/colors.xml": '<resources><color name="a">#fff</color></resources>',
+            f"{res}/values-fr/strings.xml": ANDROID,
+            f"{res}/values-de/strings.xml": ANDROID,
+            f"{res}/values-pt-rBR/strings.xml": ANDROID,
+            "app/build/intermediates/res/values/strings.xml": ANDROID,
+        },
+    )
+    result = _init(tmp_path)
+    assert result.plan.target_languages == ("de", "fr")
+    assert _claims(tmp_path) == {
+        f"{res}/values/strings.xml": {
+            "de": f"{res}/values-de/strings.xml",
+            "fr": f"{res}/values-fr/strings.xml",
+        }
+    }
+    left = _left_out(result)
+    assert left["app/build/"] == "build output"
+    assert "pt-BR" in left[f"{res}/values-pt-rBR/strings.xml"]
+
+
+def test_ios_lproj(tmp_path: Path) -> None:
+    strings = '"hello" = "Hello";\n'
+    _tree(
+        tmp_path,
+        {
+            "App/en.lproj/Localizable.strings": strings,
+            "App/fr.lproj/Localizable.strings": strings,
+            "App/es.lproj/Localizable.strings": strings,
+            "App/Base.lproj/Main.storyboard": "",
+        },
+    )
+    result = _init(tmp_path)
+    assert result.plan.target_languages == ("es", "fr")
+    assert _claims(tmp_path) == {
+        "App/en.lproj/Localizable.strings": {
+            "es": "App/es.lproj/Localizable.strings",
+            "fr": "App/fr.lproj/Localizable.strings",
+        }
+    }
+    assert "target: 'App/{lang}.lproj/Localizable.strings'" in result.plan.recipe_text()
+
+
+def test_rails_config_locales(tmp_path: Path) -> None:
+    _tree(
+        tmp_path,
+        {
+            "Gemfile": "",
+            "config/database.yml": "dev: {}\n",
+            "config/locales/en.yml": "en:\n  hello: Hello\n",
+            "config/locales/fr.yml": "fr:\n  hello: Bonjour\n",
+            "config/locales/devise.en.yml": "en:\n  devise: {}\n",
+            "config/locales/devise.fr.yml": "fr:\n  devise: {}\n",
+            "vendor/bundle/gems/x/config/locales/en.yml": "en: {}\n",
+        },
+    )
+    result = _init(tmp_path)
+    assert result.plan.target_languages == ("fr",)
+    assert _claims(tmp_path) == {
+        "config/locales/devise.en.yml": {"fr": "config/locales/devise.fr.yml"},
+        "config/locales/en.yml": {"fr": "config/locales/fr.yml"},
+    }
+    assert _left_out(result)["vendor/"] == "vendored code"
+
+
+def test_json_and_arb_catalogues(tmp_path: Path) -> None:
+    _tree(
+        tmp_path,
+        {
+            "package.json": "{}",
+            "src/locales/en.json": '{"hi": "Hi"}',
+            "src/locales/fr.json": '{"hi": "Salut"}',
+            "public/locales/en/common.json": '{"hi": "Hi"}',
+            "public/locales/en/auth.json": '{"in": "Sign in"}',
+            "public/locales/de/common.json": '{"hi": "Hallo"}',
+            "lib/l10n/app_en.arb": '{"hi": "Hi"}',
+            "lib/l10n/app_es.arb": '{"hi": "Hola"}',
+            "node_modules/pkg/locales/en.json": "{}",
+            "dist/locales/en.json": "{}",
+        },
+    )
+    result = _init(tmp_path)
+    assert result.plan.target_languages == ("de", "es", "fr")
+    claims = _claims(tmp_path)
+    assert set(claims) == {
+        "lib/l10n/app_en.arb",
+        "public/locales/en/auth.json",
+        "public/locales/en/common.json",
+        "src/locales/en.json",
+    }
+    assert claims["src/locales/en.json"]["fr"] == "src/locales/fr.json"
+    assert claims["public/locales/en/common.json"]["de"] == "public/locales/de/common.json"
+    assert claims["lib/l10n/app_en.arb"]["es"] == "lib/l10n/app_es.arb"
+    left = _left_out(result)
+    assert left["node_modules/"] == "installed dependencies"
+    assert left["dist/"] == "build output"
+
+
+def test_docs_site_leaves_out_templates_and_tests(tmp_path: Path) -> None:
+    _tree(
+        tmp_path,
+        {
+            "README.md": "# Site\n",
+            "mkdocs.yml": "site_name: x\n",
+            "docs/index.md": "# Home\n",
+            "docs/guide/install.md": "# Install\n",
+            "docs/about.html": "<p>About us</p>\n",
+            "docs/overrides/main.html": "{% extends 'base.html' %}\n",
+            "docs/tests/sample.md": "# fixture\n",
+            "templates/base.html.j2": "<html>{{ body }}</html>\n",
+            "templates/page.html": "<h1>{{ title }}</h1>\n",
+            "theme/partials/nav.hbs": "{{#each}}{{/each}}\n",
+            "layouts/list.gotmpl": "{{ range }}\n",
+            "tests/fixtures/page.md": "# fixture\n",
+            "site/index.html": "<p>built</p>\n",
+        },
+    )
+    result = _init(tmp_path)
+    assert set(_claims(tmp_path)) == {
+        "README.md",
+        "docs/about.html",
+        "docs/guide/install.md",
+        "docs/index.md",
+    }
+    left = _left_out(result)
+    assert left["tests/"] == left["docs/tests/"] == "tests and their fixtures"
+    assert left["site/"] == "build output"
+    assert "template" in left["docs/overrides/main.html"]
+    assert "Jinja" in left["templates/base.html.j2"]
+    assert "template" in left["templates/page.html"]
+    assert "Handlebars" in left["theme/partials/nav.hbs"]
+    assert "Go template" in left["layouts/list.gotmpl"]
+    assert "docs/overrides/main.html" in result.plan.exclude
+    assert "docs/tests/**" in result.plan.exclude
+
+
+def test_recipe_names_only_commands_that_exist(tmp_path: Path) -> None:
+    from kapi.cli.main import cli
+
+    _tree(tmp_path, {"locales/en.json": "{}"})
+    text = _init(tmp_path).plan.recipe_text()
+    assert "kapi help" not in text
+    comments = [line for line in text.splitlines() if line.startswith("#")]
+    assert comments[0].startswith("# kapi project recipe")
+    for line in comments[1:]:
+        if "kapi " in line:
+            for word in line.split("kapi ")[1:]:
+                command = word.split()[0].strip(";,.")
+                assert command == "--help" or command in cli.commands
+
+
+def test_cli_init_json_reports_found_and_left_out(tmp_path: Path) -> None:
+    from kapi.cli.main import cli
+
+    _tree(
+        tmp_path,
+        {
+            "locales/en.json": '{"hi": "Hi"}',
+            "locales/fr.json": '{"hi": "Salut"}',
+            "tests/locales/en.json": "{}",
+        },
+    )
+    outcome = CliRunner().invoke(cli, ["init", "--json", str(tmp_path)])
+    assert outcome.exit_code == 0, outcome.output
+    data = json.loads(outcome.stdout)
+    assert list(data)[:5] == ["recipe", "id", "source_language", "target_languages", "collections"]
+    assert data["target_languages"] == ["fr"]
+    assert data["collections"][0]["path"] == "locales/en.json"
+    assert data["collections"][0]["target"] == "locales/{lang}.json"
+    assert {"path": "tests/", "reason": "tests and their fixtures"} in data["left_out"]
+    assert _claims(tmp_path) == {"locales/en.json": {"fr": "locales/fr.json"}}
+
+
+def test_cli_init_text_says_what_was_left_out(tmp_path: Path) -> None:
+    from kapi.cli.main import cli
+
+    _tree(tmp_path, {"docs/index.md": "# Hi\n", "node_modules/x/README.md": "x"})
+    outcome = CliRunner().invoke(cli, ["init", str(tmp_path)])
+    assert outcome.exit_code == 0, outcome.output
+    assert "left out node_modules/: installed dependencies" in outcome.stderr
+    assert "found docs" in outcome.stderr
