@@ -29,6 +29,7 @@ from kapi.host.errors import EXIT_ERROR, EXIT_USAGE, HostError
 from kapi.host.governance import Governance, governance_error
 
 if TYPE_CHECKING:
+    from kapi.core.format import TextLocator
     from kapi.host.workspace import Workspace
 
 __all__ = [
@@ -48,6 +49,15 @@ def _version() -> str:
         return version("kapi-cli")
     except PackageNotFoundError:
         return "0"
+
+
+def _locator(document: Document, lines: Mapping[str, Lines] | None) -> TextLocator | None:
+    """What places findings at their line and column, for a text format with span skeletons."""
+    if not lines:
+        return None
+    from kapi.formats.skeleton import text_locator
+
+    return text_locator(document)
 
 
 def block_lines(document: Document) -> dict[str, Lines] | None:
@@ -99,14 +109,16 @@ def _read(
             file=display, status=ScopeStatus.DID_NOT_RUN, reason=f"{display}: {err.strerror or err}"
         )
     elapsed = (time.perf_counter() - started) * 1000
+    lines = block_lines(document)
     return CheckTarget(
         file=display,
         format=spec.name,
         blocks=document.blocks,
         locale=document.locale or source_language,
         context_path=display,
-        block_lines=block_lines(document) or {},
+        block_lines=lines or {},
         extraction_ms=elapsed,
+        locator=_locator(document, lines),
         target_locale=document.target_locale,
     )
 

@@ -21,6 +21,7 @@ __all__ = [
     "FormatCodec",
     "FormatError",
     "Limits",
+    "TextLocator",
     "WriteRefused",
 ]
 
@@ -121,6 +122,38 @@ class FormatCapabilities:
     @property
     def editions(self) -> str:
         return "in-file" if self.interchange else "one-per-file"
+
+
+@runtime_checkable
+class TextLocator(Protocol):
+    """Where a block's text stands in the file a text format read it from.
+
+    A text format whose skeleton records the span of each value gives one
+    (``kapi.formats.skeleton.text_locator``); formats without spans (office
+    packages, JSON catalogs today) give none and findings keep their lines.
+    Positions are computed only when asked, for findings.
+    """
+
+    def locate(
+        self, block: str, edition: str, run: int, offset: int, *, end: bool = False
+    ) -> int | None:
+        """The character index in the file's text of a run position in a block's edition.
+
+        ``edition`` is ``""`` for the block's own text, else the edition key
+        (a PO msgstr's locale). ``end`` asks for an exclusive end: just after
+        the last character before the position. ``None`` when the block or
+        edition has no span.
+        """
+        ...
+
+    def line_column(self, index: int) -> tuple[int, int]:
+        """The 1-based line and 1-based UTF-16 column of a character index, as editors count."""
+        ...
+
+    def excerpt(self, start: int, end: int, context: int = 30) -> str:
+        """The text from ``start`` to ``end`` as the file writes it, with a little context
+        inside the same value, whitespace collapsed."""
+        ...
 
 
 @runtime_checkable

@@ -16,7 +16,7 @@ from collections.abc import Hashable, Iterable
 from kapi.core.check.analyzers import Analyzer, AnalyzerStatus, CheckUnit, Probe
 from kapi.core.check.findings import Finding
 from kapi.core.check.matcher import contains_phrase
-from kapi.core.check.text import PLACEHOLDER_PATTERN
+from kapi.core.check.text import PLACEHOLDER_PATTERN, TextView
 from kapi.core.model import Block, PcClose, PcOpen, Ph, Plural, Runs, Select, Text, plain_text
 
 __all__ = ["DntAnalyzer", "PlaceholderAnalyzer", "dnt_terms", "placeholders"]
@@ -90,7 +90,9 @@ class PlaceholderAnalyzer(Analyzer):
                         metadata={"placeholder": token, "edition": unit.target_locale},
                     )
                 )
+            view = TextView(target) if target_found - source_found else None
             for token, count in sorted((target_found - source_found).items()):
+                at = view.raw.find(token) if view is not None else -1
                 out.append(
                     self.finding(
                         unit,
@@ -99,6 +101,8 @@ class PlaceholderAnalyzer(Analyzer):
                         " that the source does not" + (f" ({count} of them)" if count > 1 else ""),
                         fails=True,
                         block=block,
+                        view=view if at >= 0 else None,
+                        span=(at, at + len(token)) if at >= 0 else None,
                         metadata={"placeholder": token, "edition": unit.target_locale},
                     )
                 )

@@ -31,7 +31,7 @@ from kapi.core.check.analyzers import (
     run_canary,
 )
 from kapi.core.check.bilingual import DntAnalyzer, PlaceholderAnalyzer
-from kapi.core.check.findings import Finding, Point
+from kapi.core.check.findings import FilePosition, Finding, Point
 from kapi.core.check.hygiene import HygieneAnalyzer
 from kapi.core.check.length import LengthAnalyzer
 from kapi.core.check.matcher import is_english
@@ -469,10 +469,42 @@ def _run_analyzer(
 
 
 def _with_lines(finding: Finding, target: CheckTarget) -> Finding:
-    lines = target.block_lines.get(finding.location.block) if finding.location.block else None
+    """The finding with its block's lines and, when the format can place it, its file range."""
+    location = finding.location
+    lines = target.block_lines.get(location.block) if location.block else None
+    placed = _placed(finding, target) if lines is not None else None
+    if placed is not None:
+        start, end, snippet = placed
+        return evolve(
+            finding,
+            location=evolve(location, lines=lines, start=start, end=end, snippet=snippet),
+        )
     if lines is None:
         return finding
-    return evolve(finding, location=evolve(finding.location, lines=lines))
+    return evolve(finding, location=evolve(location, lines=lines))
+
+
+def _placed(finding: Finding, target: CheckTarget) -> tuple[FilePosition, FilePosition, str] | None:
+    """Where a finding's anchored text stands in the file: start, exclusive end, text as written."""
+    locator = target.locator
+    anchor = finding.location.anchor
+    if locator is None or anchor is None or anchor.path:
+        return None
+    edition = str(finding.metadata.get("edition", "") or "")
+    if edition and target.target_blocks is not None:
+        return None  # the target side was read from another file
+    block = finding.location.block
+    start = locator.locate(block, edition, anchor.start.run, anchor.start.offset)
+    if start is None:
+        return None
+    end = locator.locate(block, edition, anchor.end.run, anchor.end.offset, end=True)
+    if end is None or end < start:
+        end = start
+    return (
+        FilePosition(*locator.line_column(start)),
+        FilePosition(*locator.line_column(end)),
+        locator.excerpt(start, end) or finding.location.snippet,
+    )
 
 
 def _context_record(

@@ -9,7 +9,7 @@ from attrs import field, frozen
 
 from kapi.core.check.text import Anchor
 
-__all__ = ["Finding", "Lines", "Location", "Point", "finding_weight", "fix_op"]
+__all__ = ["FilePosition", "Finding", "Lines", "Location", "Point", "finding_weight", "fix_op"]
 
 WEIGHT_FAILING = 25
 WEIGHT_REPORTING = 1
@@ -25,11 +25,21 @@ class Lines:
 
 
 @frozen
+class FilePosition:
+    """A place in the file as editors count it: 1-based line, 1-based column in UTF-16 code units."""
+
+    line: int
+    column: int
+
+
+@frozen
 class Location:
     """Where a finding is: the file, the block's reference key, the range inside its runs.
 
     A finding about the whole file (a required pattern that is missing) has
-    no block; one about a whole block has no anchor.
+    no block; one about a whole block has no anchor. ``start`` and ``end``
+    (exclusive) are where the anchored text stands in the file, when its
+    format can tell; then ``snippet`` is the text as the file writes it.
     """
 
     file: str = ""
@@ -38,6 +48,8 @@ class Location:
     lines: Lines | None = None
     comment_sha256: str | None = None
     snippet: str = ""
+    start: FilePosition | None = None
+    end: FilePosition | None = None
 
 
 @frozen

@@ -405,7 +405,9 @@ def render_text(report: Report) -> str:
 def _row(finding: Finding) -> tuple[str, str, str, str]:
     location = finding.location
     where = location.file or "-"
-    if location.lines is not None:
+    if location.start is not None:
+        where += f":{location.start.line}:{location.start.column}"
+    elif location.lines is not None:
         where += f":{location.lines.start}"
     message = finding.message
     if finding.suggestion and finding.suggestion not in message:

@@ -5,11 +5,15 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from attrs import field, frozen
 
 from kapi.core.check.findings import Lines
 from kapi.core.model import Block, Text
+
+if TYPE_CHECKING:
+    from kapi.core.format import TextLocator
 
 __all__ = ["UNCHECKED_ROLES", "CheckTarget", "ScopeStatus", "checked_blocks", "text_target"]
 
@@ -40,7 +44,9 @@ class CheckTarget:
     pass. ``scope_blocks`` (a diff) limits findings to those block keys while
     document-level rules still read the whole file. ``target_blocks`` is the
     ``--target`` file's blocks, paired with these by reference key.
-    ``block_lines`` maps block keys to line spans for locations.
+    ``block_lines`` maps block keys to line spans for locations;
+    ``locator``, when the format gives one, places a finding's anchor at its
+    line and column in the file.
     """
 
     file: str = ""
@@ -56,6 +62,7 @@ class CheckTarget:
     target_locale: str = ""
     block_lines: Mapping[str, Lines] = field(factory=dict)
     extraction_ms: float = 0.0
+    locator: TextLocator | None = field(default=None, eq=False, repr=False)
 
 
 def checked_blocks(blocks: tuple[Block, ...]) -> tuple[Block, ...]:

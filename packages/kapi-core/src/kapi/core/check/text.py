@@ -85,6 +85,8 @@ class TextView:
         self._starts: list[int] = []
         self._spans: list[tuple[int, int]] = []
         self._code_spans: list[tuple[int, int]] = []
+        # inline code placeholders by view offset: their text, shown in snippets
+        self._shown: dict[int, str] = {}
         open_code: set[str] = set()
         offset = 0
         for index, run in enumerate(runs):
@@ -99,6 +101,8 @@ class TextView:
                 self._spans.append((index, len(run.text)))
                 offset += len(run.text)
                 continue
+            if isinstance(run, Ph) and run.type in CODE_TYPES and run.equiv:
+                self._shown[offset] = run.equiv
             if isinstance(run, PcOpen) and run.type in CODE_TYPES:
                 open_code.add(run.id)
             elif isinstance(run, PcClose):
@@ -156,10 +160,18 @@ class TextView:
         return Anchor(self.position(start), self.position(end, end=True), self.path)
 
     def snippet(self, start: int, end: int, context: int = 30) -> str:
-        """The matched text with a little context, codes left out, whitespace collapsed."""
+        """The matched text with a little context, whitespace collapsed; an inline code shows
+        its text, other codes are left out."""
         left = max(0, start - context)
         right = min(len(self.raw), end + context)
-        text = self.raw[left:right].replace(MASK, "")
+        text = self.raw[left:right]
+        if self._shown:
+            shown = self._shown
+            text = "".join(
+                shown.get(left + index, "") if char == MASK else char
+                for index, char in enumerate(text)
+            )
+        text = text.replace(MASK, "")
         text = _SPACES.sub(" ", text).strip()
         return ("…" if left > 0 else "") + text + ("…" if right < len(self.raw) else "")
 
