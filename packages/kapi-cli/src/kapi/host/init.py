@@ -1,8 +1,11 @@
 """``kapi init``: a recipe proposed from what is in the tree, and the local state folder.
 
 Catalogues named by language (``locales/en.json`` beside ``locales/fr.json``,
-``po/de.po``, ``res/values-fr/strings.xml``) become one collection with a
-target template; prose (Markdown, HTML, text) becomes a ``docs`` collection.
+``messages.fr.xlf``, ``res/values-fr/strings.xml``, ``fr.lproj/``) become
+collections with target templates, a gettext ``.pot`` the source of its
+``.po`` files; prose (Markdown, HTML) becomes source-only collections.
+Templates, tests, dependencies, build output and vendored folders are left
+out, each with its reason, and excluded where a glob would reach them.
 The recipe is written once, with a freshly minted project id; only a person
 replaces it (``--force``), as only a person edits it.
 """
