@@ -219,6 +219,7 @@ FORMATS = [
     bilingual("po/crlf_bom.po"),
     bilingual("po/latin1.po"),
     bilingual("po/nowrap.po"),
+    bilingual("po/wrapped.po"),
     Format(
         "po/template.pot",
         "po/template.pot",

@@ -717,3 +717,44 @@ def test_set_value_is_read_back(data: bytes, choose: st.DataObject) -> None:
         if other.id != target.id:
             assert again[other.id].targets == other.targets
     assert written.startswith(b"\xef\xbb\xbf") == data.startswith(b"\xef\xbb\xbf")
+
+
+# --- undo: a value set back gives the lines the file held ---------------------------------
+
+
+def _edited(runs: Runs, text: str) -> Runs:
+    if runs and isinstance(runs[0], Plural):
+        return plural(**{form: text for form in runs[0].forms})
+    return (Text(text),)
+
+
+@pytest.mark.parametrize("index", range(4))
+@pytest.mark.parametrize("edition", ["source", "target"])
+def test_a_wrapped_value_set_back_gives_the_files_lines(index: int, edition: str) -> None:
+    original = fixture("wrapped.po")
+    document = CODEC.read(original, path="wrapped.po")
+    found = [b for b in document.blocks if b.name][index]
+    locale = document.target_locale
+    if edition == "source":
+        as_read = found.source
+        changed = found.with_source(_edited(as_read, "Changed text"))
+    else:
+        was = found.targets[locale]
+        changed = found.with_target(locale, evolve(was, runs=_edited(was.runs, "Autre")))
+    edited = CODEC.read(CODEC.write(replace(document, changed)), path="wrapped.po")
+    back = next(b for b in edited.blocks if b.id == changed.id)
+    back = back.with_source(found.source) if edition == "source" else back
+    back = back.with_target(locale, found.targets[locale]) if edition == "target" else back
+    assert CODEC.write(replace(edited, back)) == original
+
+
+def test_an_edited_value_wraps_at_the_files_width() -> None:
+    document = read("wrapped.po")
+    text = "Le renard saute par-dessus le chien et continue de courir dans la forêt profonde"
+    first = next(b for b in document.blocks if b.name)
+    out = CODEC.write(set_target(document, first.name, (Text(text),))).decode()
+    assert (
+        'msgstr ""\n'
+        '"Le renard saute par-dessus le chien et continue de courir "\n'
+        '"dans la forêt profonde"\n'
+    ) in out

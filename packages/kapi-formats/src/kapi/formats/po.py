@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import codecs
 import re
+import sys
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import PurePath
@@ -144,6 +145,7 @@ class PoSkeleton:
     entries: tuple[PoEntry, ...]
     wrap: bool
     target_locale: str
+    width: int = WRAP_WIDTH  # the page width the file was wrapped at
 
 
 @define
@@ -200,12 +202,13 @@ def escape(text: str) -> str:
     return _OUT_ESCAPE.sub(lambda match: _OUT_ESCAPES[match.group(0)], text)
 
 
-def quote(text: str, *, prefix: int, wrap: bool, newline: str) -> str:
+def quote(text: str, *, prefix: int, wrap: bool, newline: str, width: int = WRAP_WIDTH) -> str:
     """The string literal(s) gettext writes for ``text`` after a keyword ``prefix`` wide.
 
     A value with an inner newline, or one too wide for its line when the file
     wraps, starts with ``""`` and continues one literal per line: broken after
-    each ``\\n`` and, when wrapping, at spaces so a line stays within 79 columns.
+    each ``\\n`` and, when wrapping, at spaces so a line stays within ``width``
+    columns (msgcat's ``--width``, 79 unless the file shows another).
     """
     pieces = text.split("\n")
     lines = [piece + "\n" for piece in pieces[:-1]]
@@ -213,11 +216,11 @@ def quote(text: str, *, prefix: int, wrap: bool, newline: str) -> str:
         lines.append(pieces[-1])
     escaped = [escape(line) for line in lines] or [""]
     single = "".join(escaped)
-    if len(escaped) == 1 and (not wrap or prefix + display_width(single) + 2 <= WRAP_WIDTH):
+    if len(escaped) == 1 and (not wrap or prefix + display_width(single) + 2 <= width):
         return f'"{single}"'
     out = ['""']
     for piece in escaped:
-        out.extend(f'"{chunk}"' for chunk in (_wrap(piece) if wrap else [piece]))
+        out.extend(f'"{chunk}"' for chunk in (_wrap(piece, width - 2) if wrap else [piece]))
     return newline.join(out)
 
 
@@ -769,11 +772,13 @@ class PoFormat:
                 )
             )
 
+        width = _page_width(text, [f for e in entries for f in _fields(e)])
         skeleton = PoSkeleton(
             text=TextSkeleton(text=text, encoding=encoding, bom=bom, spans=tuple(spans)),
             entries=tuple(entries),
-            wrap=not reader.long_single,
+            wrap=not reader.long_single or width != WRAP_WIDTH,
             target_locale=target_locale,
+            width=width,
         )
         return Document(
             format=FORMAT,
@@ -874,7 +879,13 @@ class PoFormat:
         return (
             field_.start,
             field_.end,
-            quote(value, prefix=prefix, wrap=skeleton.wrap, newline=field_.newline),
+            quote(
+                value,
+                prefix=prefix,
+                wrap=skeleton.wrap,
+                newline=field_.newline,
+                width=skeleton.width,
+            ),
         )
 
     def _source_edits(
@@ -944,7 +955,11 @@ class PoFormat:
             elif value:
                 keyword = f"msgstr[{index}]"
                 literal = quote(
-                    value, prefix=len(keyword) + 1, wrap=skeleton.wrap, newline=last.newline
+                    value,
+                    prefix=len(keyword) + 1,
+                    wrap=skeleton.wrap,
+                    newline=last.newline,
+                    width=skeleton.width,
                 )
                 added.append(f"{last.newline}{keyword} {literal}")
             else:
@@ -955,6 +970,42 @@ class PoFormat:
         if added:
             edits.append((last.end, last.end, "".join(added)))
         return edits
+
+
+def _fields(entry: PoEntry) -> list[PoField]:
+    plural = [entry.msgid_plural] if entry.msgid_plural is not None else []
+    return [entry.msgid, *plural, *entry.msgstr]
+
+
+def _page_width(text: str, fields: Sequence[PoField]) -> int:
+    """The page width msgcat wrapped the file at: 79 unless its broken lines rule it out.
+
+    A line broken at a space bounds the width both ways: the line fitted, and
+    the next line's first word did not.
+    """
+    widest, narrowest = 0, sys.maxsize
+    for field_ in fields:
+        if text[field_.start : field_.start + 2] != '""' or field_.end - field_.start < 4:
+            continue
+        literals = [m.group(1) for m in _LITERAL.finditer(text, field_.start, field_.end)][1:]
+        for index, literal in enumerate(literals):
+            line = display_width(literal) + 2
+            widest = max(widest, line)
+            if index + 1 < len(literals) and not literal.endswith("\\n"):
+                word = _WORD.match(literals[index + 1])
+                following = display_width(word.group(0)) if word else 0
+                if following:
+                    narrowest = min(narrowest, line + following - 1)
+    if narrowest == sys.maxsize or widest > narrowest:
+        return WRAP_WIDTH
+    # of the widths the lines allow, the ones tools are set to, then the narrowest seen
+    for width in _USUAL_WIDTHS:
+        if widest <= width <= narrowest:
+            return width
+    return widest
+
+
+_USUAL_WIDTHS = (WRAP_WIDTH, 80, 76, 77, 78, 75, 72, 70, 60, 100, 120)
 
 
 def _fuzzy_edits(entry: PoEntry, text: str, *, fuzzy: bool) -> list[tuple[int, int, str]]:
