@@ -161,3 +161,18 @@ def test_a_finding_without_a_range_keeps_its_block_line(kapi, files) -> None:
     output = kapi("check", "fr.po").output
     missing = next(line for line in output.splitlines() if "placeholder.missing" in line)
     assert missing.split()[0] == "fr.po:5"
+
+
+def test_markdown_markup_between_lines_is_skipped_when_placing(tmp_path) -> None:
+    # a quote's "> " and a list item's indent are not in the block's text
+    path = tmp_path / "e.md"
+    path.write_text(
+        "# Title\n\n> quoted line one\n> and the the two\n\n- item \\*x\\* and\n  continued so so\n",
+        encoding="utf-8",
+    )
+    placed = {
+        finding.location.block: (finding.location.start, finding.location.snippet)
+        for finding in engine_findings(path)
+    }
+    assert placed["s1/q1"][0] == FilePosition(4, 7)
+    assert placed["s1/li1"] == (FilePosition(7, 13), "item *x* and continued so so")

@@ -85,7 +85,7 @@ class TextView:
         self._starts: list[int] = []
         self._spans: list[tuple[int, int]] = []
         self._code_spans: list[tuple[int, int]] = []
-        # inline code placeholders by view offset: their text, shown in snippets
+        # by view offset, placeholders that stand for text (inline code, an entity)
         self._shown: dict[int, str] = {}
         open_code: set[str] = set()
         offset = 0
@@ -101,7 +101,7 @@ class TextView:
                 self._spans.append((index, len(run.text)))
                 offset += len(run.text)
                 continue
-            if isinstance(run, Ph) and run.type in CODE_TYPES and run.equiv:
+            if isinstance(run, Ph) and run.equiv:
                 self._shown[offset] = run.equiv
             if isinstance(run, PcOpen) and run.type in CODE_TYPES:
                 open_code.add(run.id)
@@ -160,8 +160,8 @@ class TextView:
         return Anchor(self.position(start), self.position(end, end=True), self.path)
 
     def snippet(self, start: int, end: int, context: int = 30) -> str:
-        """The matched text with a little context, whitespace collapsed; an inline code shows
-        its text, other codes are left out."""
+        """The matched text with a little context, whitespace collapsed; a placeholder that
+        stands for text (inline code, an entity) shows it, other codes are left out."""
         left = max(0, start - context)
         right = min(len(self.raw), end + context)
         text = self.raw[left:right]
