@@ -296,3 +296,40 @@ def test_cli_init_text_says_what_was_left_out(tmp_path: Path) -> None:
     assert outcome.exit_code == 0, outcome.output
     assert "left out node_modules/: installed dependencies" in outcome.stderr
     assert "found docs" in outcome.stderr
+
+
+def test_docs_translated_in_language_folders(tmp_path: Path) -> None:
+    _tree(
+        tmp_path,
+        {
+            "docs/index.md": "# Home\n",
+            "docs/guide/install.md": "# Install\n",
+            "docs/fr/index.md": "# Accueil\n",
+            "docs/fr/guide/install.md": "# Installer\n",
+            "docs/pt_BR/index.md": "# Início\n",
+        },
+    )
+    result = _init(tmp_path)
+    assert result.plan.target_languages == ("fr",)
+    assert _claims(tmp_path) == {
+        "docs/guide/install.md": {"fr": "docs/fr/guide/install.md"},
+        "docs/index.md": {"fr": "docs/fr/index.md"},
+    }
+    assert "canonical tag pt-BR" in _left_out(result)["docs/pt_BR/index.md"]
+
+
+def test_docs_translated_beside_the_source(tmp_path: Path) -> None:
+    _tree(
+        tmp_path,
+        {
+            "docs/en/index.md": "# Home\n",
+            "docs/de/index.md": "# Start\n",
+            "site-src/index.md": "# Home\n",
+            "site-src/index.es.md": "# Inicio\n",
+        },
+    )
+    _init(tmp_path)
+    assert _claims(tmp_path) == {
+        "docs/en/index.md": {"de": "docs/de/index.md", "es": "docs/es/index.md"},
+        "site-src/index.md": {"de": "site-src/index.de.md", "es": "site-src/index.es.md"},
+    }

@@ -42,7 +42,7 @@ __all__ = [
 _SKIP_DIRS = {
     "node_modules": "installed dependencies",
     "bower_components": "installed dependencies",
-    "__pycache__": "a cache",
+    "__pycache__": "a cache",  # holds no content: left out without a word
     "venv": "a virtual environment",
     "env": "a virtual environment",
     "build": "build output",
@@ -63,6 +63,7 @@ _SKIP_DIRS = {
     "__tests__": "tests and their fixtures",
     "testdata": "tests and their fixtures",
 }
+_QUIET = "a cache"
 _HIDDEN_BUILD = {".next": "build output", ".nuxt": "build output", ".venv": "a virtual environment"}
 _PROSE = {"markdown", "html"}
 _DOC_FOLDERS = {"docs", "doc", "content", "guide", "guides", "manual"}
@@ -136,7 +137,7 @@ class InitPlan:
             "# kapi --help lists the commands; kapi check checks the content this recipe claims.",
             "version: v1",
             f"id: {self.project_id}",
-            f"name: {_quoted(self.root.name)}",
+            f"name: {_quoted(self.root.resolve().name)}",
             "",
             "defaults:",
             f"  source_language: {self.source_language}",
@@ -188,6 +189,8 @@ def _walk_tree(root: Path, left_out: list[LeftOut]) -> Iterator[str]:
                 continue
             if reason is None and (Path(current) / name / "pyvenv.cfg").is_file():
                 reason = "a virtual environment"
+            if reason == _QUIET:
+                continue
             if reason is not None:
                 left_out.append(LeftOut(path=_join(here, name) + "/", reason=reason))
                 continue
@@ -336,10 +339,11 @@ def plan_init(root: Path, *, source_language: str = "en") -> InitPlan:
         translations = [c for c in group if c.lang != source and c.relpath != source_path]
         if not source_path:
             what = "a .pot template or a " if first.format == "po" else "a "
-            orphans += [
-                LeftOut(c.relpath, f"a translation with no source: {what}{source} file")
-                for c in translations
-            ]
+            if len(by_lang) > 1:  # one file named like a language is seldom a translation
+                orphans += [
+                    LeftOut(c.relpath, f"a translation with no source: {what}{source} file")
+                    for c in translations
+                ]
             continue
         sources.add(source_path)
         if (
@@ -392,11 +396,13 @@ def plan_init(root: Path, *, source_language: str = "en") -> InitPlan:
         name = re.sub(r"[^a-z0-9-]", "-", name.lower()).strip("-") or "docs"
         if any(c.name == name for c in collections):
             name = f"{name}-{PurePosixPath(pattern).suffix.lstrip('.')}"
+        path, target = _translated_docs(pattern, documents, source, present, targets, left_out)
         collections.append(
             ProposedCollection(
                 name=name,
-                path=pattern,
-                source_only=True,
+                path=path,
+                target=target,
+                source_only=not target,
                 files=len(documents),
                 format="markdown" if pattern.endswith(".md") else "",
             )
@@ -408,12 +414,13 @@ def plan_init(root: Path, *, source_language: str = "en") -> InitPlan:
     for out in left_out:
         if out.path.endswith("/"):
             folder = out.path.rstrip("/")
-            reached = any(
-                "**" in g
-                and (not literal_prefix(g) or (folder + "/").startswith(literal_prefix(g) + "/"))
+            reaching = [
+                g
                 for g in globs
-            )
-            if reached:
+                if "**" in g
+                and (not literal_prefix(g) or (folder + "/").startswith(literal_prefix(g) + "/"))
+            ]
+            if reaching and _reaches(root, folder, reaching):
                 exclude.append(folder + "/**")
         elif any(glob_match(g, out.path) for g in globs):
             exclude.append(out.path)
@@ -427,6 +434,81 @@ def plan_init(root: Path, *, source_language: str = "en") -> InitPlan:
         exclude=tuple(exclude),
         notes=tuple(notes),
     )
+
+
+def _reaches(root: Path, folder: str, globs: list[str], *, limit: int = 20000) -> bool:
+    """Whether a glob matches some file below ``folder`` (a folder too big to look through does)."""
+    from kapi.core.governance.glob import glob_match
+
+    seen = 0
+    for current, dirs, files in os.walk(root / folder):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        here = Path(current).relative_to(root).as_posix()
+        for name in files:
+            seen += 1
+            if seen > limit or any(glob_match(g, f"{here}/{name}") for g in globs):
+                return True
+    return False
+
+
+def _translated_docs(
+    pattern: str,
+    documents: list[str],
+    source: str,
+    present: set[str],
+    targets: set[str],
+    left_out: list[LeftOut],
+) -> tuple[str, str]:
+    """A docs glob and its target template, when its documents have translations beside them.
+
+    ``docs/fr/guide.md`` translates ``docs/guide.md`` or ``docs/en/guide.md``;
+    ``docs/guide.fr.md`` translates ``docs/guide.md``. A language counts only
+    when the document it translates is there too.
+    """
+    top = pattern.split("/")[0] if "/" in pattern else ""
+    if not top:
+        return pattern, ""
+    suffix = PurePosixPath(pattern).suffix
+    folders: set[str] = set()
+    beside: set[str] = set()
+    under_source = False
+    odd: list[_Catalogue] = []
+    for relpath in documents:
+        found = _catalogue(relpath, source, "")
+        if found is None or found.lang == source:
+            continue
+        if found.family == f"{top}/{{lang}}":
+            if found.template.replace("{lang}", source) in present:
+                under_source = True
+            elif found.template.replace("/{lang}", "", 1) not in present:
+                continue
+            kind = folders
+        elif found.template == found.bare.removesuffix(suffix) + ".{lang}" + suffix:
+            if found.bare not in present:
+                continue
+            kind = beside
+        else:
+            continue
+        if found.written == found.lang:
+            kind.add(found.lang)
+        else:
+            odd.append(found)
+    for found in odd:
+        left_out.append(
+            LeftOut(
+                found.relpath,
+                f"{found.written} is not the canonical tag {found.lang}, so {{lang}} cannot "
+                "name it; rename the folder or file, or declare its path by hand",
+            )
+        )
+    if folders:
+        targets.update(folders)
+        path = f"{top}/{source}/**/*{suffix}" if under_source else pattern
+        return path, f"{top}/{{lang}}/{{relpath}}"
+    if beside:
+        targets.update(beside)
+        return pattern, f"{top}/{{path}}.{{lang}}{suffix}"
+    return pattern, ""
 
 
 def write_init(
