@@ -268,3 +268,32 @@ def test_generated_workbooks_round_trip_and_take_edits(
     expected = {b.id: plain_text(b.source) for b in document.blocks}
     expected[target] = new_text
     assert again == expected
+
+
+# --- undo: a cell set back gives the workbook's own bytes --------------------------------
+
+
+def test_a_split_shared_string_set_back_points_at_its_entry_again() -> None:
+    data = _workbook()
+    edited = CODEC.write(_edit(CODEC.read(data), {"Data!A1": (Text("Geteilt"),)}))
+    restored = CODEC.write(_edit(CODEC.read(edited), {"Data!A1": (Text("Shared"),)}))
+    assert _part(restored, "xl/sharedStrings.xml") == _part(data, "xl/sharedStrings.xml")
+    assert restored == data
+
+
+def test_a_string_used_once_is_edited_in_place_and_set_back() -> None:
+    data = _workbook()
+    edited = CODEC.write(_edit(CODEC.read(data), {"Data!B3": (Text("Changed"),)}))
+    assert fx.changed_entries(data, edited) == ["xl/sharedStrings.xml"]
+    assert 'uniqueCount="4"' in _part(edited, "xl/sharedStrings.xml")
+    as_read = {b.id: b.source for b in CODEC.read(data).blocks}["Data!B3"]
+    assert CODEC.write(_edit(CODEC.read(edited), {"Data!B3": as_read})) == data
+
+
+def test_a_cell_set_to_a_text_the_table_holds_points_at_that_entry() -> None:
+    data = _workbook()
+    out = CODEC.write(_edit(CODEC.read(data), {"Data!A1": (Text("Row four"),)}))
+    assert _part(out, "xl/sharedStrings.xml") == _part(data, "xl/sharedStrings.xml")
+    assert _part(out, "xl/worksheets/sheet1.xml") == _part(
+        data, "xl/worksheets/sheet1.xml"
+    ).replace('<c r="A1" t="s"><v>0</v></c>', '<c r="A1" t="s"><v>3</v></c>')

@@ -381,39 +381,51 @@ def _synthesize(block: Block, run: Ph | PcOpen | PcClose) -> str:
     )
 
 
-def _raw_units(raw: str) -> list[tuple[str, str, str]]:
-    """A value's raw text as ``(character, continuation, spelling)`` triples, in order.
+def _raw_units(raw: str) -> list[tuple[str, str]]:
+    """A value's raw text as ``(character, spelling)`` pairs, in order.
 
     A line continuation (backslash, line break, the next line's leading blanks)
-    goes with the character after it, so that keeping that character keeps the
-    line the file broke there.
+    is part of the spelling of the character after it, so that keeping that
+    character keeps the line the file broke there.
     """
-    units: list[tuple[str, str, str]] = []
-    pending = ""
+    logical: list[str] = []
+    breaks: dict[int, str] = {}  # logical index -> the continuation before it
     index = 0
     while index < len(raw):
         char = raw[index]
-        if char != "\\" or index + 1 >= len(raw):
-            units.append((char, pending, char))
-            pending = ""
-            index += 1
-            continue
-        escaped = raw[index + 1]
-        if escaped in "\r\n":
-            match = _BREAK.match(raw, index + 1)
-            end = _skip_blanks(raw, match.end() if match else index + 2, len(raw))
-            pending += raw[index:end]
-            index = end
-            continue
-        if escaped == "u" and _HEX_ESCAPE.match(raw, index):
-            units.append(
-                (chr(int(raw[index + 2 : index + 6], 16)), pending, raw[index : index + 6])
-            )
-            index += 6
+        if char == "\\" and index + 1 < len(raw):
+            following = raw[index + 1]
+            if following in "\r\n":
+                match = _BREAK.match(raw, index + 1)
+                end = _skip_blanks(raw, match.end() if match else index + 2, len(raw))
+                breaks[len(logical)] = breaks.get(len(logical), "") + raw[index:end]
+                index = end
+                continue
+            if following == "\\":
+                logical.extend("\\\\")
+                index += 2
+                continue
+        logical.append(char)
+        index += 1
+    text = "".join(logical)
+
+    def spelled(start: int, end: int) -> str:
+        return "".join(breaks.get(at, "") + text[at] for at in range(start, end))
+
+    units: list[tuple[str, str]] = []
+    at = 0
+    while at < len(text):
+        if text[at] != "\\" or at + 1 >= len(text):
+            units.append((text[at], spelled(at, at + 1)))
+            at += 1
+        elif text[at + 1] == "u" and _HEX_ESCAPE.match(text, at):
+            units.append((chr(int(text[at + 2 : at + 6], 16)), spelled(at, at + 6)))
+            at += 6
         else:
-            units.append((_SIMPLE_ESCAPES.get(escaped, escaped), pending, raw[index : index + 2]))
-            index += 2
-        pending = ""
+            units.append((_SIMPLE_ESCAPES.get(text[at + 1], text[at + 1]), spelled(at, at + 2)))
+            at += 2
+    if len(text) in breaks and units:
+        units[-1] = (units[-1][0], units[-1][1] + breaks[len(text)])
     return units
 
 
@@ -425,20 +437,20 @@ def _respell(skeleton: _PropertiesSkeleton, raw: str, value: str) -> str:
     escape the value already used for it, or else the file's escaping rule.
     """
     units = _raw_units(raw)
-    old = "".join(char for char, _, _ in units)
-    if len(old) != len(units):
-        return _escape_value(skeleton, value)  # a surrogate pair: no one-to-one map
+    old = "".join(char for char, _ in units)
+    if any("\ud800" <= char <= "\udfff" for char in old):
+        return _escape_value(skeleton, value)  # a pair of \u escapes makes one character
     chosen = {
         char: spelling
-        for char, _, spelling in units
-        if spelling.startswith("\\") and char not in "\\\t\n\r\f "
+        for char, spelling in units
+        if spelling.startswith("\\") and char not in "\\\t\n\r\f " and not _BREAK.search(spelling)
     }
     out: list[str] = []
     matcher = difflib.SequenceMatcher(None, old, value, autojunk=False)
     for tag, old_start, old_end, new_start, new_end in matcher.get_opcodes():
         # a match of a letter or two inside new text is chance, not text the edit kept
         if tag == "equal" and (old_end - old_start >= 3 or old_end - old_start == len(old)):
-            out.extend(cont + spelling for _, cont, spelling in units[old_start:old_end])
+            out.extend(spelling for _, spelling in units[old_start:old_end])
             continue
         out.extend(
             chosen.get(char) or _escape_value(skeleton, "x" + char)[1:]

@@ -21,7 +21,10 @@ shared string used by no other cell, or changed the same way in every cell
 that uses it, is spliced in ``sharedStrings.xml``; otherwise each new text gets
 a new ``<si>`` appended to the table (``uniqueCount`` updated; ``count``
 is unchanged because every cell still holds one reference) and only the edited
-cells are pointed at it, so the other cells keep their text. Formulas,
+cells are pointed at it, so the other cells keep their text. A cell set to a
+text another entry holds points at that entry instead; the table's last entry,
+when no cell uses it any more, is removed (so setting a split cell back gives
+the workbook's own bytes). Formulas,
 ``calcChain.xml`` and every other part are copied untouched. The document's
 language is the ``locale`` argument, else ``en``. Limits: those of
 :mod:`kapi.formats.office.package`.
@@ -33,7 +36,7 @@ import re
 from collections import Counter
 from collections.abc import Mapping
 
-from attrs import frozen
+from attrs import field, frozen
 
 from kapi.core.format import FormatError, WriteRefused
 from kapi.core.model import Block, Document, Runs, Text
@@ -102,6 +105,7 @@ class _SharedStrings:
     prefix: bytes
     end_tag: int  # where new <si> go (the start of </sst>)
     unique_count: tuple[int, int] | None  # the uniqueCount value's byte range
+    bounds: list[tuple[int, int]] = field(factory=list)  # each <si>'s byte range
 
 
 @frozen
@@ -180,32 +184,68 @@ def _write_shared(
 ) -> None:
     shared = skeleton.shared
     assert shared is not None
+    # entries no edit touches, by the text their cells show: a cell set to one of these
+    # texts points at it again rather than making a copy
+    holding: list[tuple[Runs, int]] = [
+        (skeleton.cells[cells[0]].runs, index)
+        for index, cells in sorted(skeleton.users.items())
+        if cells and index not in shared_edits
+    ]
+
+    def held(runs: Runs) -> int:
+        return next((number for known, number in holding if known == runs), -1)
+
+    last = len(shared.entries) - 1
+    removed = -1  # the table's last entry, when the edit leaves no cell using it
     appended: list[bytes] = []
+    moves: list[tuple[str, int]] = []
     for index, changes in sorted(shared_edits.items()):
         entry = shared.entries[index]
         assert entry is not None
         everyone = skeleton.users.get(index, [])
         first_runs = changes[0][1]
         if len(changes) == len(everyone) and all(runs == first_runs for _id, runs in changes):
-            edits.paragraph(shared.part, entry, first_runs, changes[0][0])
+            existing = held(first_runs)
+            if existing >= 0 and index == last and len(shared.bounds) == len(shared.entries):
+                removed = index
+                moves.extend((block_id, existing) for block_id, _runs in changes)
+            else:
+                edits.paragraph(shared.part, entry, first_runs, changes[0][0])
             continue
         assigned: list[tuple[Runs, int]] = []
         for block_id, runs in changes:
-            new_index = next((number for known, number in assigned if known == runs), -1)
+            new_index = held(runs)
+            if new_index < 0:
+                new_index = next((number for known, number in assigned if known == runs), -1)
             if new_index < 0:
                 new_index = len(shared.entries) + len(appended)
                 appended.append(_new_entry(shared, entry, runs, block_id, edits))
                 assigned.append((runs, new_index))
-            cell = skeleton.cells[block_id]
-            splicer = edits.splicer(cell.part, block_id)
-            splicer.replace(cell.value_start, cell.value_end, str(new_index).encode("ascii"))
-    if not appended:
+            moves.append((block_id, new_index))
+    if removed >= 0 and appended:
+        # the new entries take the indices after the last one: keep it, edited in place
+        entry = shared.entries[removed]
+        assert entry is not None
+        changes = shared_edits[removed]
+        edits.paragraph(shared.part, entry, changes[0][1], changes[0][0])
+        moves = [(block_id, number) for block_id, number in moves if block_id not in dict(changes)]
+        removed = -1
+    for block_id, new_index in moves:
+        cell = skeleton.cells[block_id]
+        splicer = edits.splicer(cell.part, block_id)
+        splicer.replace(cell.value_start, cell.value_end, str(new_index).encode("ascii"))
+    if not appended and removed < 0:
         return
     splicer = edits.splicer(shared.part, "sharedStrings")
-    splicer.insert(shared.end_tag, b"".join(appended))
+    if removed >= 0:
+        start = shared.bounds[removed - 1][1] if removed else shared.bounds[removed][0]
+        splicer.replace(start, shared.bounds[removed][1], b"")
+    else:
+        splicer.insert(shared.end_tag, b"".join(appended))
     if shared.unique_count is not None:
         start, end = shared.unique_count
-        splicer.replace(start, end, str(len(shared.entries) + len(appended)).encode("ascii"))
+        count = len(shared.entries) + len(appended) - (1 if removed >= 0 else 0)
+        splicer.replace(start, end, str(count).encode("ascii"))
 
 
 def _new_entry(
@@ -233,8 +273,11 @@ def _read_shared_strings(package: OfficePackage, main: str) -> _SharedStrings | 
         if name == "x:sst":
             table["offset"] = offset
 
+    bounds: list[tuple[int, int]] = []
+
     def collect(element: Element, _ancestors: Ancestors) -> None:
         entries.append(_walk_string(element, data))
+        bounds.append((element.start, element.end))
 
     package.parse(part, frozenset({"x:si"}), collect, on_start=on_start, data=data)
     offset = table.get("offset")
@@ -249,7 +292,7 @@ def _read_shared_strings(package: OfficePackage, main: str) -> _SharedStrings | 
         found = re.search(rb'\suniqueCount\s*=\s*["\'](\d+)["\']', data[offset:tag_end])
         if found:
             unique_count = (offset + found.start(1), offset + found.end(1))
-    return _SharedStrings(part, entries, prefix, end_tag, unique_count)
+    return _SharedStrings(part, entries, prefix, end_tag, unique_count, bounds)
 
 
 def _rpr_key(data: bytes, properties: Element | None) -> bytes:
