@@ -194,6 +194,7 @@ def test_json_and_arb_catalogues(tmp_path: Path) -> None:
             "lib/l10n/app_es.arb": '{"hi": "Hola"}',
             "node_modules/pkg/locales/en.json": "{}",
             "dist/locales/en.json": "{}",
+            ".next/server/locales/en.json": "{}",
         },
     )
     result = _init(tmp_path)
@@ -210,7 +211,7 @@ def test_json_and_arb_catalogues(tmp_path: Path) -> None:
     assert claims["lib/l10n/app_en.arb"]["es"] == "lib/l10n/app_es.arb"
     left = _left_out(result)
     assert left["node_modules/"] == "installed dependencies"
-    assert left["dist/"] == "build output"
+    assert left["dist/"] == left[".next/"] == "build output"
 
 
 def test_docs_site_leaves_out_templates_and_tests(tmp_path: Path) -> None:
