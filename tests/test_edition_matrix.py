@@ -12,6 +12,7 @@ file involved must read back as it was.
 from __future__ import annotations
 
 import difflib
+import importlib.util
 import json
 import re
 import shutil
@@ -171,6 +172,23 @@ def xliff_target_language(data: bytes) -> str:
     return canonical_locale(found.group(1).decode())
 
 
+def _shared_strings_workbook() -> bytes:
+    """A workbook whose first text is a shared string two cells use; the others one cell each."""
+    spec = importlib.util.spec_from_file_location(
+        "office_fixtures", FIXTURES.parent / "office_fixtures.py"
+    )
+    assert spec is not None and spec.loader is not None
+    builders = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(builders)
+    rows = (
+        '<row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1" t="s"><v>1</v></c></row>'
+        '<row r="2"><c r="A2" t="s"><v>0</v></c><c r="B2"><v>1200</v></c></row>'
+        '<row r="3"><c r="A3" t="s"><v>2</v></c><c r="B3"><f>B2*2</f><v>2400</v></c></row>'
+    )
+    shared = ["<t>North region</t>", "<t>Sales grew in the north</t>", "<t>South region</t>"]
+    return builders.xlsx([("Figures", rows)], shared, count=4)
+
+
 @frozen
 class Format:
     """One file of one format and the project layout it takes."""
@@ -182,6 +200,8 @@ class Format:
     kind: str = "monolingual"  # monolingual | bilingual (PO, XLIFF) | template (POT)
 
     def data(self) -> bytes:
+        if self.fixture == "office/xlsx-shared":
+            return _shared_strings_workbook()
         if self.fixture.startswith("office/"):
             return office_bytes(self.fixture.split("/")[1])
         return (FIXTURES / self.fixture).read_bytes()
@@ -263,6 +283,8 @@ FORMATS = [
     mono("text/windows.txt"),
     mono("office/docx", "docs/report.docx", "{lang}/{filename}"),
     mono("office/xlsx", "docs/figures.xlsx", "{lang}/{filename}"),
+    # one shared string used by two cells, one by a single cell
+    mono("office/xlsx-shared", "docs/figures.xlsx", "{lang}/{filename}"),
     mono("office/pptx", "docs/roadmap.pptx", "{lang}/{filename}"),
 ]
 MODES = ("alone", "source", "translation")
