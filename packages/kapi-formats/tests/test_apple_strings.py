@@ -296,3 +296,22 @@ def test_set_any_text_then_read_it_back(data: bytes, draw: st.DataObject, new: s
     for block in document.blocks:
         if block.id != target:
             assert again[block.id].source == block.source
+
+
+# --- undo: a value set back gives the file's own bytes -------------------------------------
+
+ESCAPED = b'"quote" = "Say \\"hi\\" to the caf\\U00e9 team";\n"other" = "x";\n'
+
+
+def test_a_value_set_back_keeps_the_files_escapes() -> None:
+    document = codec.read(ESCAPED)
+    as_read = blocks_of(document)["quote"].source
+    out = edit(document, "quote", (Text('Say "hi" to the café crew'),))
+    assert out == ESCAPED.replace(b"team", b"crew")
+    assert edit(codec.read(out), "quote", as_read) == ESCAPED
+
+
+def test_new_text_takes_the_escape_the_value_used() -> None:
+    document = codec.read(ESCAPED)
+    out = edit(document, "quote", (Text('Say "hi" to the café, and é'),))
+    assert out.startswith(b'"quote" = "Say \\"hi\\" to the caf\\U00e9, and \\U00e9";\n')

@@ -40,6 +40,7 @@ from attrs import frozen
 from kapi.core.format import DEFAULT_LIMITS, FormatError, Limits, WriteRefused
 from kapi.core.model import Block, Document, PcClose, PcOpen, Ph, Run, Runs, Text
 from kapi.formats.common import UTF16, canonical_or_error, refuse_targets, runs_text, unique_id
+from kapi.formats.respell import Unit, respell
 from kapi.formats.skeleton import Span, TextSkeleton, decode_text, line_column
 
 __all__ = ["StringsFormat"]
@@ -121,7 +122,8 @@ class StringsFormat:
         skeleton = document.skeleton
         if not isinstance(skeleton, TextSkeleton):
             return _generate(document)
-        return skeleton.render(document, _render)
+        text = skeleton.text
+        return skeleton.render(document, lambda *args: _render(text, *args))
 
     def block_lines(self, document: Document) -> dict[str, tuple[int, int]] | None:
         skeleton = document.skeleton
@@ -228,35 +230,43 @@ def _next(
 
 def _read_quoted(text: str, start: int, path: str) -> tuple[str, int]:
     """The decoded content of the string opening at ``start`` and the index after it."""
-    units: list[str] = []
+    units, end = _quoted_units(text, start, path)
+    return _join_surrogates("".join(char for char, _ in units)), end
+
+
+def _quoted_units(text: str, start: int, path: str) -> tuple[list[Unit], int]:
+    """The string opening at ``start`` as (UTF-16 unit, its spelling) pairs; the index after it."""
+    units: list[Unit] = []
     pos = start + 1
     length = len(text)
     while pos < length:
         char = text[pos]
         if char == '"':
-            return _join_surrogates("".join(units)), pos + 1
+            return units, pos + 1
         if char != "\\":
-            units.append(char)
+            units.append((char, char))
             pos += 1
             continue
         if pos + 1 >= length:
             break
+        began = pos
         escaped = text[pos + 1]
         pos += 2
         if escaped == "U":
             digits = re.match(r"[0-9a-fA-F]{1,4}", text[pos : pos + 4])
             if digits is None:
-                units.append("U")
+                decoded = "U"
             else:
-                units.append(chr(int(digits.group(), 16)))
+                decoded = chr(int(digits.group(), 16))
                 pos += digits.end()
         elif escaped in "01234567":
             octal = re.match(r"[0-7]{1,3}", text[pos - 1 : pos + 2])
             assert octal is not None
-            units.append(chr(int(octal.group(), 8)))
+            decoded = chr(int(octal.group(), 8))
             pos += octal.end() - 1
         else:
-            units.append(_SIMPLE_ESCAPES.get(escaped, escaped))
+            decoded = _SIMPLE_ESCAPES.get(escaped, escaped)
+        units.append((decoded, text[began:pos]))
     raise _error(text, start, "unterminated string", path)
 
 
@@ -296,10 +306,15 @@ def _parse_runs(value: str) -> Runs:
 # writing
 
 
-def _render(block: Block, span: Span, runs: Runs) -> str:
+def _render(text: str, block: Block, span: Span, runs: Runs) -> str:
     value = _runs_text(block, runs)
     if span.kind == "unquoted" and _UNQUOTED.fullmatch(value):
         return value
+    if span.kind != "key-only" and text[span.start : span.start + 1] == '"':
+        # the file's own spelling for the characters the edit kept
+        units, _end = _quoted_units(text, span.start, "")
+        if not any("\ud800" <= char <= "\udfff" for char, _ in units):
+            return '"' + respell(units, value, lambda char: _quote(char)[1:-1]) + '"'
     quoted = _quote(value)
     return " = " + quoted if span.kind == "key-only" else quoted
 

@@ -38,7 +38,6 @@ line and column.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterator
 
@@ -47,6 +46,7 @@ from attrs import field, frozen
 from kapi.core.format import DEFAULT_LIMITS, FormatError, Limits, WriteRefused
 from kapi.core.model import Block, Document, PcClose, PcOpen, Ph, Run, Runs, Text
 from kapi.formats.common import canonical_or_error, refuse_targets, runs_text, unique_id
+from kapi.formats.respell import respell
 from kapi.formats.skeleton import Span, TextSkeleton, decode_text, line_column
 
 __all__ = ["PropertiesFormat"]
@@ -440,25 +440,10 @@ def _respell(skeleton: _PropertiesSkeleton, raw: str, value: str) -> str:
     old = "".join(char for char, _ in units)
     if any("\ud800" <= char <= "\udfff" for char in old):
         return _escape_value(skeleton, value)  # a pair of \u escapes makes one character
-    chosen = {
-        char: spelling
-        for char, spelling in units
-        if spelling.startswith("\\") and char not in "\\\t\n\r\f " and not _BREAK.search(spelling)
-    }
-    out: list[str] = []
-    matcher = difflib.SequenceMatcher(None, old, value, autojunk=False)
-    for tag, old_start, old_end, new_start, new_end in matcher.get_opcodes():
-        # a match of a letter or two inside new text is chance, not text the edit kept
-        if tag == "equal" and (old_end - old_start >= 3 or old_end - old_start == len(old)):
-            out.extend(spelling for _, spelling in units[old_start:old_end])
-            continue
-        out.extend(
-            chosen.get(char) or _escape_value(skeleton, "x" + char)[1:]
-            for char in value[new_start:new_end]
-        )
-    if value[:1] == " " and not out[0].startswith("\\"):
-        out[0] = "\\ "  # a leading blank would be read as the separator's
-    return "".join(out)
+    out = respell(units, value, lambda char: _escape_value(skeleton, "x" + char)[1:])
+    if out.startswith(" "):
+        return "\\" + out  # a leading blank would be read as the separator's
+    return out
 
 
 def _escape_value(skeleton: _PropertiesSkeleton, value: str) -> str:
