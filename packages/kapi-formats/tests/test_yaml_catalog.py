@@ -752,3 +752,16 @@ def test_delete_any_block_then_read_the_rest_back(
     again = blocks_of(codec.read(out))
     assert target not in again
     assert again == {b.id: b for b in document.blocks if b.id != target}
+
+
+# --- undo: a value set back gives the file's own bytes -------------------------------------
+
+ESCAPED = b'greeting: "Say \\"hi\\" at the caf\\u00e9 \\/ bar"\nother: x\n'
+
+
+def test_a_double_quoted_value_set_back_keeps_the_files_escapes() -> None:
+    document = codec.read(ESCAPED)
+    as_read = blocks_of(document)["greeting"].source
+    out = edit(document, "greeting", (Text('Say "hi" at the café / pub'),))
+    assert out == ESCAPED.replace(b"bar", b"pub")
+    assert edit(codec.read(out), "greeting", as_read) == ESCAPED

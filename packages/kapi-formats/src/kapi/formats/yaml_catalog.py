@@ -86,6 +86,7 @@ from kapi.formats.common import (
     refuse_targets,
     runs_text,
 )
+from kapi.formats.respell import Unit, respell
 from kapi.formats.skeleton import Span, TextSkeleton, decode_text
 
 __all__ = ["YamlFormat"]
@@ -752,7 +753,9 @@ def _render_span(skeleton: _YamlSkeleton, block: Block, span: Span, runs: Runs) 
                 capability="plural",
                 block=block.id,
             )
-        return _render_scalar(skeleton, skeleton.scalars[span.start], _runs_text(block, runs))
+        scalar = skeleton.scalars[span.start]
+        value = _runs_text(block, runs)
+        return _respelled(skeleton, scalar, value) or _render_scalar(skeleton, scalar, value)
     slot = skeleton.forms[span.start]
     if len(runs) != 1 or not isinstance(runs[0], Plural):
         raise WriteRefused(
@@ -783,7 +786,8 @@ def _render_span(skeleton: _YamlSkeleton, block: Block, span: Span, runs: Runs) 
         body = original
     else:
         scalar = slot.scalar
-        rendered = _render_scalar(skeleton, scalar, _runs_text(block, forms[slot.form]))
+        value = _runs_text(block, forms[slot.form])
+        rendered = _respelled(skeleton, scalar, value) or _render_scalar(skeleton, scalar, value)
         body = text[span.start : scalar.start] + rendered + text[scalar.end : span.end]
     before: list[str] = []
     after: list[str] = []
@@ -807,6 +811,35 @@ def _render_span(skeleton: _YamlSkeleton, block: Block, span: Span, runs: Runs) 
 def _render_new(skeleton: _YamlSkeleton, like: _Scalar, value: str) -> str:
     style = like.style if like.style in ("plain", "single", "double") else "double"
     return _render_scalar(skeleton, _Scalar(style=style, start=0, end=0, flow=like.flow), value)
+
+
+_DOUBLE_UNIT = re.compile(
+    r'\\(?:x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|[0abtnvfre "/\\N_LP\t])|[^"\\]'
+)
+_DOUBLE_READS = {"0": "\0", "a": "\a", "b": "\b", "t": "\t", "\t": "\t", "n": "\n",
+                 "v": "\v", "f": "\f", "r": "\r", "e": "\x1b", " ": " ", '"': '"', "/": "/",
+                 "\\": "\\", "N": "\x85", "_": "\xa0", "L": "\u2028", "P": "\u2029"}  # fmt: skip
+
+
+def _respelled(skeleton: _YamlSkeleton, scalar: _Scalar, value: str) -> str | None:
+    """A double-quoted one-line value in the file's own escapes where the edit kept them."""
+    raw = skeleton.text.text[scalar.start : scalar.end]
+    if scalar.style != "double" or len(raw) < 2 or raw[0] != '"' or raw[-1] != '"':
+        return None
+    if "\n" in raw or "\r" in raw:
+        return None
+    units: list[Unit] = []
+    for match in _DOUBLE_UNIT.finditer(raw, 1, len(raw) - 1):
+        spelling = match.group()
+        if spelling[0] != "\\":
+            units.append((spelling, spelling))
+        elif spelling[1] in "xuU":
+            units.append((chr(int(spelling[2:], 16)), spelling))
+        else:
+            units.append((_DOUBLE_READS[spelling[1]], spelling))
+    if sum(len(spelling) for _, spelling in units) != len(raw) - 2:
+        return None  # an escape this reading does not know: write the value afresh
+    return '"' + respell(units, value, lambda char: _double(char, skeleton)[1:-1]) + '"'
 
 
 def _render_scalar(skeleton: _YamlSkeleton, scalar: _Scalar, value: str) -> str:
