@@ -748,7 +748,13 @@ def test_delete_any_block_then_read_the_rest_back(
 ) -> None:
     document = codec.read(_dump(tree, data.draw(st.sampled_from([None, "en"])), crlf))
     target = data.draw(st.sampled_from([b.id for b in document.blocks]))
-    out = codec.write(without(document, target))
+    try:
+        out = codec.write(without(document, target))
+    except WriteRefused as refused:
+        # the one key left beside it would read as a Rails locale's root, renaming its blocks
+        assert "would not read back" in str(refused)
+        assert [key for key in tree if key != target] == [refused.block.split(".")[0]]
+        return
     again = blocks_of(codec.read(out))
     assert target not in again
     assert again == {b.id: b for b in document.blocks if b.id != target}
