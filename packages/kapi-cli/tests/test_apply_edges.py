@@ -39,3 +39,18 @@ def test_a_decision_outside_a_project_is_refused_for_want_of_a_store(kapi, tmp_p
     error = json.loads(result.stdout)["ops"][0]["error"]
     assert (error["code"], error["capability"]) == ("unsupported", "decide")
     assert (tmp_path / "en.json").read_text() == '{"a": "Hello"}\n'
+
+
+def test_replacing_text_that_holds_a_character_reference_replaces_the_reference(kapi, tmp_path):
+    page = "<html><head><title>Caf&eacute; &amp; th&#233;</title></head><body></body></html>\n"
+    (tmp_path / "page.html").write_text(page)
+    env = {"KAPI_NO_PROJECT": "1"}
+    [record] = json.loads(kapi("inspect", "page.html", env=env).stdout)
+    assert record["text"] == "Café & thé"
+    op = {"op": "replace_text", "at": record["ref"], "if_match": record["rev"]}
+    change = {"ops": [{**op, "edits": [{"find": "Café", "text": "Coffee"}]}]}
+    result = kapi("apply", "--json", "-", input=json.dumps(change), env=env)
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "page.html").read_text() == page.replace("Caf&eacute;", "Coffee")
+    [after] = json.loads(kapi("inspect", "page.html", env=env).stdout)
+    assert after["text"] == "Coffee & thé"

@@ -30,7 +30,13 @@ from kapi.core.change.errors import (
     TextSpan,
 )
 from kapi.core.change.ops import Branch, Edit, PathStep, Position, Selection
-from kapi.core.edittext import TOKEN, EditTextError, parse_edit_text, render_edit_text
+from kapi.core.edittext import (
+    TOKEN,
+    EditTextError,
+    entity_char,
+    parse_edit_text,
+    render_edit_text,
+)
 from kapi.core.model import PcClose, PcOpen, Ph, Plural, Run, Runs, Select, Sub, code_constraints
 
 __all__ = [
@@ -572,8 +578,8 @@ def _kept_codes(inner: list[Cell], field: str) -> list[Cell]:
     openers = {c.run.id: c.run for c in inner if isinstance(c.run, PcOpen)}
     for cell in inner:
         run = cell.run
-        if run is None:
-            continue
+        if run is None or entity_char(run) is not None:
+            continue  # text, or a character reference: the replacement stands for it
         if isinstance(run, Plural | Select):
             raise guard(
                 GuardSubcode.STRUCTURE_LOST,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from kapi.core.change.errors import ErrorCode, ErrorInfo, GuardSubcode
-from kapi.core.edittext import code_token
+from kapi.core.edittext import code_token, entity_char
 from kapi.core.model import (
     PcClose,
     PcOpen,
@@ -36,10 +36,13 @@ def guard_error(
 
 
 def _tokens(runs: Runs) -> list[tuple[str, Run]]:
+    """The codes an edit must account for; a character reference is text, shown as its character."""
     return [
         (token, run)
         for run in runs
-        if (token := code_token(run)) is not None and isinstance(run, Ph | PcOpen | PcClose | Sub)
+        if (token := code_token(run)) is not None
+        and isinstance(run, Ph | PcOpen | PcClose | Sub)
+        and entity_char(run) is None
     ]
 
 
