@@ -1,0 +1,162 @@
+"""The context operation record: who recorded what, about which rule or fact, on what evidence.
+
+A record is stored in the log as kind ``context.<kind>`` and never rewritten;
+its status, rivals and standing are folded from the log on read
+(:mod:`kapi.core.context.fold`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from enum import StrEnum
+
+from attrs import field, frozen
+
+from kapi.core.change.ports import Actor
+
+__all__ = [
+    "ADVISING",
+    "Correction",
+    "Evidence",
+    "OpKind",
+    "Record",
+    "Scope",
+    "Status",
+    "Subject",
+    "TermRule",
+]
+
+
+class OpKind(StrEnum):
+    """The kinds of context operation (``check`` is a tool's record of a check run)."""
+
+    OBSERVE = "observe"
+    CORRECT = "correct"
+    IMPORT = "import"
+    EDIT = "edit"
+    KEEP = "keep"
+    DROP = "drop"
+    WITHDRAW = "withdraw"
+    WIDEN = "widen"
+    RESET = "reset"
+    SIGNAL = "signal"
+    ESTABLISH = "establish"
+    CHECK = "check"
+
+
+ADVISING = frozenset({OpKind.OBSERVE, OpKind.CORRECT})
+"""The kinds that become suggestions."""
+
+
+class Status(StrEnum):
+    """What an operation that states a rule or a fact is, folded from the log."""
+
+    SUGGESTED = "suggested"
+    CONTESTED = "contested"
+    ESTABLISHED = "established"
+    WITHDRAWN = "withdrawn"
+    DROPPED = "dropped"
+    RESET = "reset"
+
+
+@frozen
+class TermRule:
+    """A word rule: say ``replacement``, not ``term`` (the first avoided form) or ``forms``."""
+
+    term: str
+    forms: tuple[str, ...] = ()
+    replacement: str = ""
+    advisory: bool = False
+    note: str = ""
+    case_sensitive: bool = False
+
+    @property
+    def avoided(self) -> tuple[str, ...]:
+        return (self.term, *self.forms)
+
+
+@frozen
+class MemoryPair:
+    source: str
+    target: str
+    source_locale: str = ""
+    target_locale: str = ""
+
+
+@frozen
+class Subject:
+    """What an op is about: a term rule, a memory pair, or a fact in prose (``note``)."""
+
+    kind: str  # term | memory | note
+    term: TermRule | None = None
+    memory: MemoryPair | None = None
+    text: str = ""
+
+
+@frozen
+class Correction:
+    """A change a person made: ``from_`` became ``to`` (``from`` on the wire)."""
+
+    from_: str
+    to: str
+
+
+@frozen
+class Evidence:
+    """Where a note was seen: a project-relative ``path``, a ``unit`` in it, a ``quote``."""
+
+    path: str = ""
+    unit: str = ""
+    quote: str = ""
+
+
+@frozen
+class Scope:
+    """Where an op holds: the coordinates of its evidence file (``project`` level)."""
+
+    level: str = "project"
+    coordinates: Mapping[str, str] = field(factory=dict)
+    all_profiles: bool = False
+
+
+@frozen
+class Record:
+    """One context operation, as appended to the log.
+
+    ``target`` names the op a decision is about; ``before`` is the first op a
+    reset sets aside; ``replacement``/``advisory`` are a keep's ``--use`` and
+    advisory flag; ``widen_to`` the axis a widen drops (or ``project``).
+    ``address`` is a content address: two logs holding it hold one op.
+    """
+
+    id: str
+    kind: OpKind
+    actor: Actor
+    at: str = ""
+    project: str = ""
+    subject: Subject | None = None
+    correction: Correction | None = None
+    suggest: bool = False
+    evidence: tuple[Evidence, ...] = ()
+    scope: Scope = field(factory=Scope)
+    target: str = ""
+    before: str = ""
+    note: str = ""
+    replacement: str = ""
+    advisory: bool | None = None
+    widen_to: str = ""
+    address: str = ""
+    because: tuple[str, ...] = ()
+
+    @property
+    def short(self) -> str:
+        return self.id[:10]
+
+    @property
+    def rule(self) -> TermRule | None:
+        return self.subject.term if self.subject is not None else None
+
+    @property
+    def session_key(self) -> tuple[str, str]:
+        """The party that recorded it: two sessions of one agent are two parties."""
+        return (self.actor.name, self.actor.session)

@@ -1,0 +1,352 @@
+"""The context core on an in-memory log: ids, derived forms, the fold, disagreement and the policy."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from kapi.core.change.ports import Actor, ActorKind
+from kapi.core.context.errors import ContextError, ContextRefused
+from kapi.core.context.fold import StoreRule, fold
+from kapi.core.context.forms import avoided_forms
+from kapi.core.context.ids import ALPHABET, mint_id, resolve_prefix, short
+from kapi.core.context.policy import decision_refusal, person_decides
+from kapi.core.context.record import (
+    Correction,
+    Evidence,
+    OpKind,
+    Record,
+    Scope,
+    Status,
+    Subject,
+    TermRule,
+)
+from kapi.core.context.wire import decode_record, encode_record
+
+AGENT_A = Actor(ActorKind.AGENT, "claude-code", "s-one")
+AGENT_B = Actor(ActorKind.AGENT, "claude-code", "s-two")
+PERSON = Actor(ActorKind.PERSON, "ana@example.com")
+TOOL = Actor(ActorKind.TOOL, "check")
+
+
+class MemoryLog:
+    """An in-memory log: records appended with ids minted one millisecond apart."""
+
+    def __init__(self) -> None:
+        self.records: list[Record] = []
+        self.clock = datetime(2026, 3, 1, tzinfo=UTC)
+
+    def add(self, kind: OpKind, actor: Actor, **fields: object) -> Record:
+        self.clock += timedelta(milliseconds=1)
+        newest = self.records[-1].id if self.records else ""
+        record = Record(
+            id=mint_id(self.clock, len(self.records), newest),
+            kind=kind,
+            actor=actor,
+            **fields,  # type: ignore[arg-type]
+        )
+        self.records.append(record)
+        return record
+
+    def rule(self, actor: Actor, say: str, *avoid: str, coordinates=None) -> Record:
+        return self.add(
+            OpKind.OBSERVE,
+            actor,
+            subject=Subject(kind="term", term=avoided_forms(say, avoid)),
+            evidence=(Evidence(path="docs/a.md"),),
+            scope=Scope(coordinates=coordinates or {}),
+        )
+
+    def status(self, record: Record, **kw: object) -> Status:
+        entry = fold(self.records, **kw).entry(record.id)  # type: ignore[arg-type]
+        assert entry is not None
+        return entry.status
+
+
+# --- ids ---------------------------------------------------------------------------
+
+
+def test_ids_are_24_crockford_characters_sorted_by_time_and_never_before_the_newest():
+    at = datetime(2026, 5, 1, tzinfo=UTC)
+    first = mint_id(at, 12345)
+    assert len(first) == 24 and set(first) <= set(ALPHABET)
+    later = mint_id(at + timedelta(seconds=1), 1)
+    assert later > first
+    bumped = mint_id(at - timedelta(days=1), 0, newest=later)  # the clock went back
+    assert bumped > later
+    assert short(first) == first[:10]
+
+
+def test_a_unique_prefix_resolves_and_an_unknown_or_ambiguous_one_is_refused():
+    ids = ["0abc000000aaaaaaaaaaaaaa", "0abd000000bbbbbbbbbbbbbb", "1zzz000000cccccccccccccc"]
+    assert resolve_prefix("#0ABC", ids) == ids[0]
+    with pytest.raises(ContextError, match="no operation #9") as unknown:
+        resolve_prefix("9", ids)
+    assert unknown.value.code == "not_found" and "kapi context log" in str(unknown.value)
+    with pytest.raises(ContextError, match="names 2 operations") as ambiguous:
+        resolve_prefix("0ab", ids)
+    assert "#0abc000000" in str(ambiguous.value) and "more characters" in str(ambiguous.value)
+
+
+# --- avoided forms ------------------------------------------------------------------
+
+
+def test_a_closed_capitalised_term_is_split_like_the_form_it_replaces():
+    rule = avoided_forms("Quickcast", ["Quick cast"])
+    assert rule.replacement == "Quickcast"
+    assert rule.avoided == ("Quick cast", "Quick-cast", "QuickCast")
+    assert rule.case_sensitive  # QuickCast differs from Quickcast only in case
+
+
+def test_a_capitalised_spaced_term_gains_its_hyphenated_closed_and_camel_forms():
+    rule = avoided_forms("Team space", ["Teamspace"])
+    assert rule.avoided == ("Teamspace", "Team-space", "TeamSpace")
+
+
+def test_a_lower_case_spaced_phrase_gets_no_variants():
+    rule = avoided_forms("sign in", ["log in", "login"])
+    assert rule.avoided == ("log in", "login") and not rule.case_sensitive
+
+
+def test_derivation_is_deterministic_and_drops_duplicates_and_the_term_itself():
+    assert avoided_forms("QuickCast", ["Quick cast", "QuickCast", "Quick cast"]) == avoided_forms(
+        "QuickCast", ["Quick cast", "QuickCast"]
+    )
+    assert "QuickCast" not in avoided_forms("QuickCast", ["QuickCast"]).avoided
+
+
+# --- wire ---------------------------------------------------------------------------
+
+
+def test_a_record_round_trips_with_from_on_the_wire():
+    record = Record(
+        id=mint_id(datetime(2026, 2, 1, tzinfo=UTC), 7),
+        kind=OpKind.CORRECT,
+        actor=AGENT_A,
+        correction=Correction(from_="utilise", to="use"),
+        suggest=True,
+        subject=Subject(kind="term", term=TermRule(term="utilise", replacement="use")),
+        evidence=(Evidence(path="a.md", quote="we utilise"),),
+    )
+    data = encode_record(record)
+    assert data["correction"] == {"from": "utilise", "to": "use"}
+    assert data["kind"] == "correct" and "target" not in data
+    assert decode_record({**data, "kind": "context.correct"}) == record
+
+
+def test_an_unreadable_record_names_what_is_wrong():
+    with pytest.raises(ContextError, match="cannot be read"):
+        decode_record({"id": "x", "kind": "nonsense", "actor": {"kind": "agent"}})
+
+
+# --- the fold -----------------------------------------------------------------------
+
+
+def test_decisions_fold_into_statuses():
+    log = MemoryLog()
+    kept = log.rule(AGENT_A, "sign in", "log in")
+    dropped = log.rule(AGENT_A, "workspace", "team space")
+    withdrawn = log.rule(AGENT_A, "email", "e-mail")
+    fact = log.add(
+        OpKind.OBSERVE, AGENT_A, subject=Subject(kind="note", text="Product names are bold")
+    )
+    log.add(OpKind.KEEP, PERSON, target=kept.id, advisory=True)
+    log.add(OpKind.DROP, PERSON, target=dropped.id)
+    log.add(OpKind.WITHDRAW, AGENT_A, target=withdrawn.id)
+    folded = fold(log.records)
+    assert [folded.entry(r.id).status for r in (kept, dropped, withdrawn, fact)] == [
+        Status.ESTABLISHED,
+        Status.DROPPED,
+        Status.WITHDRAWN,
+        Status.SUGGESTED,
+    ]
+    assert folded.entry(kept.id).rule.advisory
+    assert [e.id for e in folded.advising] == [fact.id]
+
+
+def test_a_reset_sets_aside_everything_from_its_point_and_a_reset_of_a_reset_undoes_it():
+    log = MemoryLog()
+    early = log.rule(AGENT_A, "sign in", "log in")
+    late = log.rule(AGENT_A, "workspace", "team space")
+    log.add(OpKind.KEEP, PERSON, target=late.id)
+    first_reset = log.add(OpKind.RESET, PERSON, before=late.id)
+    folded = fold(log.records)
+    assert folded.entry(early.id).status == Status.SUGGESTED
+    assert folded.entry(late.id).status == Status.RESET
+    log.add(OpKind.RESET, PERSON, before=first_reset.id)
+    assert log.status(late) == Status.ESTABLISHED
+
+
+def test_two_suggestions_that_disagree_contest_each_other():
+    log = MemoryLog()
+    one = log.rule(AGENT_A, "sign in", "log in")
+    two = log.rule(AGENT_B, "log on", "log in")
+    folded = fold(log.records)
+    assert folded.entry(one.id).status == Status.CONTESTED
+    assert folded.entry(one.id).contested_by == (two.id,)
+    assert folded.entry(two.id).contested_by == (one.id,)
+
+
+def test_one_avoiding_the_others_replacement_also_disagrees():
+    log = MemoryLog()
+    one = log.rule(AGENT_A, "sign in", "log in")
+    two = log.rule(AGENT_B, "log in", "sign in")
+    assert log.status(one) == log.status(two) == Status.CONTESTED
+
+
+def test_rules_at_points_that_do_not_meet_do_not_contest():
+    log = MemoryLog()
+    one = log.rule(AGENT_A, "sign in", "log in", coordinates={"channel": "app"})
+    two = log.rule(AGENT_B, "log on", "log in", coordinates={"channel": "docs"})
+    assert log.status(one) == log.status(two) == Status.SUGGESTED
+
+
+def test_a_suggestion_against_an_established_rule_is_contested_and_the_rule_stays():
+    log = MemoryLog()
+    rule = log.rule(AGENT_A, "sign in", "log in")
+    log.add(OpKind.KEEP, PERSON, target=rule.id)
+    rival = log.rule(AGENT_B, "log on", "log in")
+    folded = fold(log.records)
+    assert folded.entry(rule.id).status == Status.ESTABLISHED
+    assert folded.entry(rival.id).contested_by == (rule.id,)
+
+
+def test_a_suggestion_against_the_terms_store_is_contested_by_the_concept():
+    log = MemoryLog()
+    rival = log.rule(AGENT_B, "log on", "log in")
+    store = [StoreRule(key="term:en:log-in", rule=TermRule(term="log in", replacement="sign in"))]
+    entry = fold(log.records, store).entry(rival.id)
+    assert entry.status == Status.CONTESTED and entry.contested_by == ("terms:term:en:log-in",)
+
+
+def test_a_persons_correction_reversing_a_rule_contests_it_until_kept_again():
+    log = MemoryLog()
+    rule = log.rule(AGENT_A, "sign in", "log in")
+    log.add(OpKind.KEEP, PERSON, target=rule.id)
+    reversal = log.add(
+        OpKind.CORRECT,
+        PERSON,
+        correction=Correction(from_="sign in", to="log in"),
+        suggest=True,
+        subject=Subject(kind="term", term=TermRule(term="sign in", replacement="log in")),
+    )
+    folded = fold(log.records)
+    assert folded.entry(rule.id).status == Status.CONTESTED
+    assert folded.entry(reversal.id).contested_by == (rule.id,)
+    log.add(OpKind.KEEP, PERSON, target=rule.id)
+    assert log.status(rule) == Status.ESTABLISHED
+    assert log.status(reversal) == Status.CONTESTED
+
+
+def test_an_agents_correction_against_a_rule_leaves_the_rule_in_force():
+    log = MemoryLog()
+    rule = log.rule(AGENT_A, "sign in", "log in")
+    log.add(OpKind.KEEP, PERSON, target=rule.id)
+    log.add(
+        OpKind.CORRECT,
+        AGENT_B,
+        subject=Subject(kind="term", term=TermRule(term="sign in", replacement="log in")),
+    )
+    assert log.status(rule) == Status.ESTABLISHED
+
+
+def test_standing_counts_parties_corrections_and_what_stands_against():
+    log = MemoryLog()
+    first = log.rule(AGENT_A, "sign in", "log in")
+    log.rule(AGENT_B, "sign in", "log in")
+    log.rule(AGENT_A, "sign in", "login", "log in")
+    log.add(
+        OpKind.CORRECT,
+        AGENT_B,
+        subject=Subject(kind="term", term=TermRule(term="log in", replacement="sign in")),
+    )
+    standing = fold(log.records).entry(first.id).standing
+    assert (standing.sessions, standing.corrections) == (2, 1)
+    assert standing.text() == "seen in 2 sessions · 1 correction"
+
+
+def test_a_widen_drops_the_axis_it_names():
+    log = MemoryLog()
+    rule = log.rule(AGENT_A, "sign in", "log in", coordinates={"channel": "app", "brand": "x"})
+    log.add(OpKind.KEEP, PERSON, target=rule.id)
+    log.add(OpKind.WIDEN, PERSON, target=rule.id, widen_to="channel")
+    assert fold(log.records).entry(rule.id).scope.coordinates == {"brand": "x"}
+
+
+# --- the policy (every refusal of spec §3e) -----------------------------------------
+
+
+@pytest.mark.parametrize("kind", [OpKind.KEEP, OpKind.DROP, OpKind.WIDEN, OpKind.RESET])
+def test_an_agent_may_not_decide(kind):
+    with pytest.raises(ContextRefused, match="only a person") as refused:
+        person_decides(AGENT_A, kind)
+    assert "kapi context review" in str(refused.value)
+    assert refused.value.code == "not_permitted" and refused.value.exit_code == 3
+
+
+@pytest.mark.parametrize("kind", [OpKind.SIGNAL, OpKind.ESTABLISH, OpKind.EDIT, OpKind.IMPORT])
+def test_an_agent_may_not_signal_establish_edit_or_import(kind):
+    with pytest.raises(ContextRefused, match="only a person"):
+        person_decides(AGENT_A, kind)
+
+
+def test_an_agent_may_observe_correct_and_withdraw_its_own_suggestion():
+    log = MemoryLog()
+    mine = log.rule(AGENT_A, "sign in", "log in")
+    entry = fold(log.records).entry(mine.id)
+    for kind in (OpKind.OBSERVE, OpKind.CORRECT):
+        person_decides(AGENT_A, kind)
+    person_decides(AGENT_A, OpKind.WITHDRAW, target=entry)
+    decision_refusal(OpKind.WITHDRAW, entry)
+
+
+def test_an_agent_may_not_withdraw_another_sessions_suggestion_even_its_own_agents():
+    log = MemoryLog()
+    theirs = log.rule(AGENT_B, "sign in", "log in")
+    entry = fold(log.records).entry(theirs.id)
+    with pytest.raises(ContextRefused, match="another session"):
+        person_decides(AGENT_A, OpKind.WITHDRAW, target=entry)
+
+
+def test_a_withdraw_is_refused_once_the_suggestion_is_established():
+    log = MemoryLog()
+    mine = log.rule(AGENT_A, "sign in", "log in")
+    log.add(OpKind.KEEP, PERSON, target=mine.id)
+    with pytest.raises(ContextRefused, match="review --drop"):
+        decision_refusal(OpKind.WITHDRAW, fold(log.records).entry(mine.id))
+
+
+def test_widening_is_a_persons_even_for_a_tool():
+    with pytest.raises(ContextRefused):
+        person_decides(AGENT_A, OpKind.KEEP, widening=True)
+    with pytest.raises(ContextRefused):
+        person_decides(TOOL, OpKind.ESTABLISH, widening=True)
+
+
+def test_a_tool_may_signal_and_establish_but_not_keep():
+    for kind in (OpKind.OBSERVE, OpKind.CORRECT, OpKind.SIGNAL, OpKind.ESTABLISH):
+        person_decides(TOOL, kind)
+    with pytest.raises(ContextRefused, match="only a person"):
+        person_decides(TOOL, OpKind.KEEP)
+
+
+def test_a_person_may_do_everything():
+    for kind in OpKind:
+        person_decides(PERSON, kind, widening=True)
+
+
+def test_a_contested_suggestion_cannot_be_kept_only_chosen():
+    log = MemoryLog()
+    one = log.rule(AGENT_A, "sign in", "log in")
+    log.rule(AGENT_B, "log on", "log in")
+    with pytest.raises(ContextRefused, match="--choose"):
+        decision_refusal(OpKind.KEEP, fold(log.records).entry(one.id))
+
+
+def test_a_dropped_suggestion_has_nothing_left_to_decide():
+    log = MemoryLog()
+    one = log.rule(AGENT_A, "sign in", "log in")
+    log.add(OpKind.DROP, PERSON, target=one.id)
+    with pytest.raises(ContextRefused, match="is dropped"):
+        decision_refusal(OpKind.KEEP, fold(log.records).entry(one.id))
