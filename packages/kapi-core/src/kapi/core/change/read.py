@@ -8,20 +8,30 @@ from attrs import frozen
 
 from kapi.core.change.ops import PathStep
 from kapi.core.change.result import ResultRef
+from kapi.core.model import Constraints
 
 __all__ = ["BlockRead", "CodeInfo", "EditionRead", "ReadPage", "Structure"]
 
 
 @frozen
 class CodeInfo:
-    """What a read tells about one inline code, keyed by its token id."""
+    """What a read tells about one inline code, keyed by its token id.
 
-    kind: str  # paired | placeholder | subblock
+    ``kind`` is ``paired`` (bold, a link), ``placeholder`` (a value the
+    program fills in: ``%(name)s``, ``{count}``), ``standalone`` (any other
+    lone code: an inline code span, a line break, an image, a tag) or
+    ``subblock``. ``disp`` is what the code stands for as the file spells it
+    (``%(name)s``, ``**…**``); ``constraints`` what the guard lets an edit do
+    with it.
+    """
+
+    kind: str
     type: str | None = None
     attrs: Mapping[str, str] | None = None
     equiv: str | None = None
     disp: str | None = None
     writable: tuple[str, ...] | None = None
+    constraints: Constraints | None = None
 
 
 @frozen

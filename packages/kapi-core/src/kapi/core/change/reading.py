@@ -4,6 +4,7 @@ and what a format lets a change set do (``describe_format``)."""
 from __future__ import annotations
 
 import base64
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -15,11 +16,12 @@ from kapi.core.change.plan import edition_rev, own_edition_key
 from kapi.core.change.ports import Staged
 from kapi.core.change.read import BlockRead, CodeInfo, EditionRead, ReadPage, Structure
 from kapi.core.change.result import ResultRef
-from kapi.core.edittext import code_token, render_edit_text
+from kapi.core.edittext import code_token, entity_char, render_edit_text
 from kapi.core.format import FormatCapabilities
 from kapi.core.model import (
     Block,
     EditionStatus,
+    PcClose,
     PcOpen,
     Ph,
     Plural,
@@ -27,6 +29,7 @@ from kapi.core.model import (
     Select,
     Sub,
     Text,
+    code_constraints,
     plain_text,
 )
 from kapi.core.revision import revision
@@ -94,28 +97,72 @@ def _codes(runs: Runs) -> list[Any]:
     return out
 
 
+# Standalone codes that stand for a value the program fills in at run time.
+_VALUE_TYPES = frozenset({"", "code:placeholder", "code:variable", "code:field"})
+# A native spelling longer than this, or spread over lines, is markup rather than a label.
+_LABEL_LIMIT = 48
+# Inline elements of XLIFF (1.2 and 2.x), whose spelling says nothing a reader needs.
+_INTERCHANGE_ELEMENTS = frozenset(
+    {"x", "g", "bx", "ex", "ph", "pc", "sc", "ec", "bpt", "ept", "it", "mrk", "sm", "em"}
+)
+_ELEMENT_NAME = re.compile(r"</?([A-Za-z_][\w.:-]*)")
+
+
+def _spelling(data: str) -> str | None:
+    """A code's native form when it reads as a label (``%(name)s``, ``**``, ``<b>``), else None."""
+    if not data or len(data) > _LABEL_LIMIT or not data.isprintable():
+        return None
+    element = _ELEMENT_NAME.match(data)
+    if element is not None and (
+        ":" in element.group(1) or element.group(1) in _INTERCHANGE_ELEMENTS
+    ):
+        return None  # an office part's or an interchange file's own markup
+    return data
+
+
+def _disp(run: Ph | PcOpen, close: PcClose | None) -> str | None:
+    """What a code stands for: the format's label, else its own spelling (``**…**`` for a pair)."""
+    if run.disp and run.disp != run.data:
+        return run.disp
+    opening = _spelling(run.data)
+    if isinstance(run, Ph) or opening is None:
+        return opening
+    closing = _spelling(close.data) if close is not None else None
+    return f"{opening}…{closing}" if closing is not None else None
+
+
+def _code_kind(run: Ph | PcOpen) -> str:
+    if isinstance(run, PcOpen):
+        return "paired"
+    return "placeholder" if run.type in _VALUE_TYPES else "standalone"
+
+
 def code_infos(runs: Runs, caps: FormatCapabilities) -> dict[str, CodeInfo] | None:
+    """The codes of ``runs`` by token id: kind, what each stands for, what an edit may do."""
     infos: dict[str, CodeInfo] = {}
-    for run in _codes(runs):
+    codes = _codes(runs)
+    closes = {run.id: run for run in codes if isinstance(run, PcClose)}
+    for run in codes:
         if isinstance(run, Sub):
             infos.setdefault(
                 f"sub:{run.id}",
                 CodeInfo(kind="subblock", attrs={"ref": run.ref} if run.ref else None),
             )
             continue
-        if not isinstance(run, Ph | PcOpen):
-            continue
+        if not isinstance(run, Ph | PcOpen) or entity_char(run) is not None:
+            continue  # a closing half, or a character reference the text shows as its character
         token = run.id + ("/" if isinstance(run, Ph) else "")
         writable = caps.writable_attrs.get(run.type)
         infos.setdefault(
             token,
             CodeInfo(
-                kind="placeholder" if isinstance(run, Ph) else "paired",
+                kind=_code_kind(run),
                 type=run.type or None,
                 attrs=dict(run.attrs) or None,
                 equiv=run.equiv if run.equiv and run.equiv != run.data else None,
-                disp=run.disp if run.disp and run.disp != run.data else None,
+                disp=_disp(run, closes.get(run.id)),
                 writable=tuple(writable) if writable else None,
+                constraints=code_constraints(run),
             ),
         )
     return infos or None
