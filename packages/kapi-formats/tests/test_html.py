@@ -387,3 +387,33 @@ def test_any_new_text_reads_back_as_written(data: st.DataObject) -> None:
             assert plain_text(after.source) == value
         else:
             assert after.source == before.source
+
+
+def _edit_title(data: bytes, find: str, text: str) -> bytes:
+    document = CODEC.read(data, path="page.html")
+    title = plain_text(block(document, "p1").source)
+    return set_text(document, "p1", title.replace(find, text))
+
+
+def test_new_text_spells_a_character_the_way_the_page_does() -> None:
+    page = b"<html><head><title>Caf&eacute;</title></head><body><p>Cr&egrave;me</p></body></html>"
+    edited = _edit_title(page, "Café", "Thé")
+    assert b"<title>Th&eacute;</title>" in edited
+    assert _edit_title(edited, "Thé", "Café") == page
+
+
+def test_a_character_the_page_also_writes_plainly_stays_plain() -> None:
+    page = "<html><head><title>Caf&eacute;</title></head><body><p>Thé</p></body></html>"
+    edited = _edit_title(page.encode(), "Café", "Crème brûlée")
+    assert "<title>Crème brûlée</title>" in edited.decode()
+
+
+def test_a_character_spelled_two_ways_comes_back_in_the_more_frequent_spelling() -> None:
+    page = (
+        b"<html><head><title>Caf&eacute;</title></head>"
+        b"<body><p>th&#233; and pur&#233;e</p></body></html>"
+    )
+    edited = _edit_title(page, "Café", "Kapiword")
+    restored = _edit_title(edited, "Kapiword", "Café")
+    # the page no longer holds &eacute; anywhere: the spelling it still uses comes back
+    assert b"<title>Caf&#233;</title>" in restored

@@ -33,7 +33,10 @@ Writing escapes ``<`` and ``&`` in new text where they would start markup or
 a character reference (``a < b`` and ``R&D`` stay as they are; ``<b>`` becomes
 ``&lt;b>``), the attribute's quote in attribute values, and writes characters
 the file's encoding lacks as numeric references. New codes without ``data``
-are written as tags (``<b>``, ``<a href="..">``, ``<br>``, ``<img ..>``).
+are written as tags (``<b>``, ``<a href="..">``, ``<br>``, ``<img ..>``). A
+character the page writes only as a reference (``&eacute;``, never a plain
+``é``) is written the same way in new text, so an edit set back gives the
+page's bytes again.
 
 Encoding: a BOM (UTF-8, UTF-16), else a ``<meta charset>`` / XML declaration,
 else UTF-8. UTF-32, BOM-less UTF-16 and undeclared legacy 8-bit text are
@@ -57,7 +60,7 @@ from kapi.core.model import Block, Document, Runs
 from kapi.formats.common import UTF16
 from kapi.formats.html_events import collapse_opaque, parse_events
 from kapi.formats.html_read import Layout, Reader
-from kapi.formats.html_write import render_attribute, render_text_block
+from kapi.formats.html_write import reference_spellings, render_attribute, render_text_block
 from kapi.formats.skeleton import Span, TextSkeleton, decode_text
 
 __all__ = ["HtmlFormat"]
@@ -141,12 +144,16 @@ class HtmlFormat:
                     block=block.id,
                 )
         encoding = skeleton.text.encoding
+        spellings: dict[str, str] | None = None
 
         def renderer(block: Block, span: Span, runs: Runs) -> str:
+            nonlocal spellings
+            if spellings is None:
+                spellings = reference_spellings(s.runs for s in skeleton.text.spans)
             layout = skeleton.layouts[block.id]
             if layout.kind == "attribute":
-                return render_attribute(runs, layout.quote, encoding)
-            return render_text_block(runs, span.runs, encoding)
+                return render_attribute(runs, layout.quote, encoding, spellings)
+            return render_text_block(runs, span.runs, encoding, spellings)
 
         return skeleton.text.render(document, renderer)
 

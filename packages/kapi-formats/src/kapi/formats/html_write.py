@@ -4,6 +4,8 @@ written as tags, changed link and image attributes set inside the tag's text."""
 from __future__ import annotations
 
 import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
 
 from kapi.core.format import WriteRefused
 from kapi.core.model import PcClose, PcOpen, Ph, Runs, Text
@@ -15,7 +17,7 @@ from kapi.formats.html_events import (
     is_reference,
 )
 
-__all__ = ["render_attribute", "render_text_block"]
+__all__ = ["reference_spellings", "render_attribute", "render_text_block"]
 
 _WRITABLE = {"link:hyperlink": ("href", "title"), "media:image": ("src", "alt", "title")}
 
@@ -82,6 +84,54 @@ _SYNTHESIZED = {
 }
 
 
+# Escaped by the rules above where they would read as markup, and kept plain elsewhere.
+_ESCAPED = frozenset("&<>\"'")
+
+
+def reference_spellings(read: Iterable[Runs]) -> dict[str, str]:
+    """The reference each character is written as where the file never writes it as itself.
+
+    A page that spells ``é`` as ``&eacute;`` (and never as a plain ``é``) gets
+    ``&eacute;`` for an ``é`` an edit brings in, so an edit set back gives the
+    page's bytes again; where the file spells a character more than one way, its
+    most frequent spelling wins (the first one met on a tie). The characters of
+    markup (``&``, ``<``, ``>``, quotes) keep the escaping rules above.
+    """
+    literal: set[str] = set()
+    spelled: dict[str, Counter[str]] = {}
+    for runs in read:
+        for run in runs:
+            if isinstance(run, Text):
+                literal.update(run.text)
+            elif (
+                isinstance(run, Ph)
+                and run.type == "entity:char"
+                and len(run.equiv) == 1
+                and run.equiv not in _ESCAPED
+            ):
+                spelled.setdefault(run.equiv, Counter())[run.data] += 1
+    return {
+        char: counts.most_common(1)[0][0] for char, counts in spelled.items() if char not in literal
+    }
+
+
+def _spelled(text: str, spellings: Mapping[str, str], escape: Callable[[str], str]) -> str:
+    """``text`` escaped, its characters the file writes only as references written so."""
+    if not spellings or not any(char in spellings for char in text):
+        return escape(text)
+    out: list[str] = []
+    plain: list[str] = []
+    for char in text:
+        if char in spellings:
+            out.append(escape("".join(plain)))
+            out.append(spellings[char])
+            plain.clear()
+        else:
+            plain.append(char)
+    out.append(escape("".join(plain)))
+    return "".join(out)
+
+
 def _escape_text(text: str, encoding: str) -> str:
     """Text as HTML: ``&`` and ``<`` escaped where they would start a reference or markup."""
     escaped = MARKUP_START.sub("&lt;", _escape_ampersands(text))
@@ -138,7 +188,9 @@ def _synthesize(run: Ph | PcOpen | PcClose, opener: PcOpen | None) -> str:
     )
 
 
-def render_text_block(runs: Runs, as_read: Runs, encoding: str) -> str:
+def render_text_block(
+    runs: Runs, as_read: Runs, encoding: str, spellings: Mapping[str, str] | None = None
+) -> str:
     before: dict[tuple[str, str], Ph | PcOpen] = {
         (type(run).__name__, run.id): run for run in as_read if isinstance(run, Ph | PcOpen)
     }
@@ -146,7 +198,7 @@ def render_text_block(runs: Runs, as_read: Runs, encoding: str) -> str:
     out: list[str] = []
     for run in runs:
         if isinstance(run, Text):
-            out.append(_escape_text(run.text, encoding))
+            out.append(_spelled(run.text, spellings or {}, lambda t: _escape_text(t, encoding)))
         elif isinstance(run, Ph | PcOpen):
             if isinstance(run, PcOpen):
                 openers[run.id] = run
@@ -164,13 +216,16 @@ def render_text_block(runs: Runs, as_read: Runs, encoding: str) -> str:
     return "".join(out)
 
 
-def render_attribute(runs: Runs, quote: str, encoding: str) -> str:
+def render_attribute(
+    runs: Runs, quote: str, encoding: str, spellings: Mapping[str, str] | None = None
+) -> str:
+    def escape(text: str) -> str:
+        return _encodable(_escape_attribute(text, quote or '"', minimal=True), encoding)
+
     out: list[str] = []
     for run in runs:
         if isinstance(run, Text):
-            out.append(
-                _encodable(_escape_attribute(run.text, quote or '"', minimal=True), encoding)
-            )
+            out.append(_spelled(run.text, spellings or {}, escape))
         elif isinstance(run, Ph) and run.type == "entity:char":
             out.append(run.data or _synthesize(run, None))
         else:

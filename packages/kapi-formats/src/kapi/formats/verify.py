@@ -4,7 +4,8 @@ A writer that cannot express an edit (a value the format has no way to hold,
 a block it cannot insert, an edition it drops) must not report it applied.
 Reading the new bytes with the same format and comparing every block with the
 document that was meant catches that, and any damage to blocks nobody edited.
-Native markup is not compared (a new code's markup is the writer's to choose);
+Native markup is not compared (a new code's markup is the writer's to choose,
+and a character reference counts as the character it stands for);
 text, the kinds, types and order of codes, their attributes, and plural and
 select branches are.
 """
@@ -14,7 +15,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping
 
-from kapi.core.edittext import render_edit_text
+from kapi.core.edittext import entity_char, render_edit_text
 from kapi.core.format import FormatCodec, FormatError, WriteRefused
 from kapi.core.model import (
     Block,
@@ -38,17 +39,22 @@ Shape = tuple[object, ...]
 def _shape(runs: Runs) -> Shape:
     out: list[object] = []
     for run in runs:
-        if isinstance(run, Text):
+        # a character reference reads as its character: a writer may spell a new character
+        # the way the file does
+        text = run.text if isinstance(run, Text) else entity_char(run)
+        if text is not None:
             if out and isinstance(out[-1], str):
-                out[-1] = out[-1] + run.text
-            elif run.text:
-                out.append(run.text)
+                out[-1] = out[-1] + text
+            elif text:
+                out.append(text)
         elif isinstance(run, Plural):
             out.append(("plural", run.pivot, _branches(run.forms)))
         elif isinstance(run, Select):
             out.append(("select", run.pivot, _branches(run.cases)))
+        elif isinstance(run, Ph | PcOpen | PcClose):
+            out.append((type(run).__name__, run.type))
         else:
-            out.append((type(run).__name__, run.type if not isinstance(run, Sub) else ""))
+            out.append((type(run).__name__, ""))
     return tuple(out)
 
 
