@@ -31,6 +31,19 @@ def _xliff_version(head: bytes) -> str:
     return match.group(1).decode() if match else ("1" if b"<xliff" in head else "")
 
 
+_MYST_SYNTAX = re.compile(
+    rb"^ {0,3}(?:`{3,}|~{3,}|:{3,})\{[A-Za-z][\w.+:-]*\}"  # a directive fence
+    rb"|\{[A-Za-z][\w.+:-]*\}`[^`\n]"  # a role
+    rb"|^ {0,3}\([^()\s][^()\n]*\)=[ \t]*$",  # a target
+    re.MULTILINE,
+)
+
+
+def looks_like_myst(head: bytes) -> bool:
+    """Do a Markdown file's first bytes hold MyST syntax (a directive, a role, a target)?"""
+    return _MYST_SYNTAX.search(_ascii(head)) is not None
+
+
 def _arb_like(head: bytes) -> bool:
     return b'"@@locale"' in _ascii(head)
 
@@ -124,6 +137,22 @@ MARKDOWN = FormatSpec(
     extensions=(".md", ".markdown"),
     mime_types=("text/markdown",),
 )
+MYST = FormatSpec(
+    name="myst",
+    title="MyST Markdown (Sphinx directives and roles; .md with MyST syntax, or format: myst)",
+    codec="kapi.formats.myst:MystFormat",
+    extensions=(".md", ".markdown"),
+    mime_types=("text/markdown",),
+    sniff=looks_like_myst,
+    priority=-1,
+)
+MDX = FormatSpec(
+    name="mdx",
+    title="MDX (Markdown with JSX, ESM and Docusaurus admonitions)",
+    codec="kapi.formats.mdx:MdxFormat",
+    extensions=(".mdx",),
+    mime_types=("text/mdx",),
+)
 HTML = FormatSpec(
     name="html",
     title="HTML",
@@ -176,6 +205,8 @@ SPECS: tuple[FormatSpec, ...] = (
     STRINGSDICT,
     PROPERTIES,
     MARKDOWN,
+    MYST,
+    MDX,
     HTML,
     PLAINTEXT,
     DOCX,

@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Callable
 from typing import Any
 
 from attrs import frozen
@@ -55,13 +56,13 @@ from attrs import frozen
 from kapi.core.edition import canonical_locale
 from kapi.core.format import DEFAULT_LIMITS, FormatError, Limits, WriteRefused
 from kapi.core.model import Block, Document, Runs, Text
-from kapi.formats.markdown_blocks import MD_TRIM, block_parser
-from kapi.formats.markdown_inline import InlineScanner, parse_inline
+from kapi.formats.markdown_blocks import MD_TRIM, BlockSyntaxError, block_parser
+from kapi.formats.markdown_inline import InlineScanner, Item, parse_inline
 from kapi.formats.markdown_runs import items_to_runs
 from kapi.formats.markdown_write import Layout, render_runs
 from kapi.formats.skeleton import Span, TextSkeleton, decode_text
 
-__all__ = ["MarkdownFormat", "parse_inline"]
+__all__ = ["MarkdownFormat", "MarkdownReader", "parse_inline"]
 
 
 def _shape(runs: Runs) -> list[Any]:
@@ -144,7 +145,7 @@ class _MarkdownSkeleton:
     path: str = ""
 
 
-class _Reader:
+class MarkdownReader:
     """One read: walks markdown-it's block tokens and builds blocks, spans and layouts."""
 
     def __init__(self, text: str, path: str, locale: str, limits: Limits) -> None:
@@ -182,14 +183,35 @@ class _Reader:
         env: dict[str, Any] = {}
         depth = min(self.limits.max_depth, _MAX_NESTING)
         try:
-            tokens = block_parser(depth).parse(norm, env)
+            tokens = self.parser(depth).parse(norm, env)
         except RecursionError:
             raise FormatError(
                 "Markdown nests too deeply to read", path=self.path, code="budget_exceeded"
             ) from None
+        except BlockSyntaxError as err:
+            raise FormatError(str(err), path=self.path, line=err.line + 1) from None
         self.references = env.get("references", {})
         self._walk(tokens, depth)
+        self.finish()
         return self.blocks, self.spans
+
+    def parser(self, depth: int) -> Any:
+        """The block parser of this flavour of Markdown."""
+        return block_parser(depth)
+
+    def finish(self) -> None:
+        """Called when every token was walked: a flavour checks what spans blocks here."""
+
+    def special(self, tokens: list[Any], index: int) -> None:
+        """A block token plain Markdown does not make (a flavour's own blocks)."""
+
+    def inline_items(self, content: str, mode: str, position: Callable[[int], int]) -> list[Item]:
+        """A block's inline text as scanned items (``position`` maps to the file's text)."""
+        return InlineScanner(content, self.references, mode == "cell").scan()
+
+    def inline_runs(self, runs: Runs) -> Runs:
+        """The runs of a block as this flavour labels them."""
+        return runs
 
     def _too_deep(self, token: Any) -> FormatError:
         line = token.map[0] + 1 if token.map else None
@@ -269,6 +291,8 @@ class _Reader:
             elif kind == "html_block":
                 block_id, name = self._next("html")
                 self._add_fixed(block_id, name, token.content, "html", {})
+            else:
+                self.special(tokens, index)
             if len(self.blocks) > self.limits.max_entries:
                 raise FormatError(
                     f"more than {self.limits.max_entries} blocks",
@@ -341,8 +365,9 @@ class _Reader:
         def source(start: int, end: int) -> str:
             return text[position(start) : position(end)]
 
-        items = InlineScanner(content, self.references, mode == "cell").scan()
+        items = self.inline_items(content, mode, position)
         runs, separators, labels = items_to_runs(items, content, source)
+        runs = self.inline_runs(runs)
         first_line = bisect.bisect_right(self.lines.starts, original_starts[0]) - 1
         prefix = text[self.lines.starts[first_line] : original_starts[0]]
         continuation = re.sub(r"[^ \t>]", " ", prefix)
@@ -365,6 +390,7 @@ class MarkdownFormat:
     """Markdown documents: prose blocks with inline codes, written back byte for byte."""
 
     name = "markdown"
+    reader: type[MarkdownReader] = MarkdownReader
 
     def __init__(self, limits: Limits = DEFAULT_LIMITS) -> None:
         self.limits = limits
@@ -372,7 +398,7 @@ class MarkdownFormat:
     def read(self, data: bytes, *, path: str = "", locale: str = "") -> Document:
         text, encoding, bom = decode_text(data, path=path, limits=self.limits)
         language = canonical_locale(locale or "en")
-        reader = _Reader(text, path, language, self.limits)
+        reader = self.reader(text, path, language, self.limits)
         blocks, spans = reader.read()
         skeleton = _MarkdownSkeleton(
             TextSkeleton(text, encoding, bom, tuple(spans)),

@@ -7,7 +7,16 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
-__all__ = ["MD_TRIM", "block_parser"]
+__all__ = ["MD_TRIM", "BlockSyntaxError", "block_parser", "new_parser", "recording"]
+
+
+class BlockSyntaxError(Exception):
+    """A block rule met markup it cannot read (a fence never closed, say); ``line`` is 0-based."""
+
+    def __init__(self, message: str, line: int) -> None:
+        super().__init__(message)
+        self.line = line
+
 
 MD_TRIM = "".join(
     chr(code)
@@ -115,7 +124,9 @@ def _record_segments(state: Any, tokens: list[Any]) -> None:
         token.meta["segments"] = segments if _segments_match(src, segments, token.content) else None
 
 
-def _recording(rule: Callable[..., bool]) -> Callable[..., bool]:
+def recording(rule: Callable[..., bool]) -> Callable[..., bool]:
+    """A block rule that records the line segments of the inline tokens it makes."""
+
     def recorded(state: Any, start_line: int, end_line: int, silent: bool) -> bool:
         before = len(state.tokens)
         found = rule(state, start_line, end_line, silent)
@@ -128,6 +139,11 @@ def _recording(rule: Callable[..., bool]) -> Callable[..., bool]:
 
 @cache
 def block_parser(max_nesting: int) -> Any:
+    return new_parser(max_nesting)
+
+
+def new_parser(max_nesting: int) -> Any:
+    """A CommonMark block parser (GFM tables) whose inline tokens carry their segments."""
     from markdown_it import MarkdownIt
 
     parser = MarkdownIt("commonmark", {"maxNesting": max_nesting, "tasklists": True})
@@ -138,6 +154,6 @@ def block_parser(max_nesting: int) -> Any:
     parser.normalizeLink = lambda url: url  # type: ignore[method-assign]
     for rule in parser.block.ruler.__rules__:
         if rule.name in ("paragraph", "heading", "lheading", "table"):
-            rule.fn = _recording(rule.fn)
+            rule.fn = recording(rule.fn)
     parser.block.ruler.__cache__ = None
     return parser
