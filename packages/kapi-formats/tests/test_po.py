@@ -758,3 +758,36 @@ def test_an_edited_value_wraps_at_the_files_width() -> None:
         '"Le renard saute par-dessus le chien et continue de courir "\n'
         '"dans la forêt profonde"\n'
     ) in out
+
+
+HAND_WRAPPED = (
+    b'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'
+    b'#: app.py:1\nmsgid ""\n"Hello. "\n'
+    b'"This second sentence is much longer than the first one and it runs on "\n'
+    b'"to the end."\nmsgstr ""\n"Bonjour. "\n"La suite."\n\nmsgid "Short"\nmsgstr "Court"\n'
+)
+
+
+def _edit_source(data: bytes, find: str, text: str) -> bytes:
+    from kapi.core.model import plain_text
+
+    document = CODEC.read(data, path="hand.po", locale="en")
+    found = next(b for b in document.blocks if find in plain_text(b.source))
+    changed = found.with_source((Text(plain_text(found.source).replace(find, text)),))
+    return CODEC.write(replace(document, changed))
+
+
+def test_an_entry_wrapped_by_hand_keeps_its_lines_where_the_text_around_them_stays() -> None:
+    edited = _edit_source(HAND_WRAPPED, "second", "kapiword")
+    assert edited == HAND_WRAPPED.replace(b"This second", b"This kapiword")
+    assert _edit_source(edited, "kapiword", "second") == HAND_WRAPPED
+
+
+def test_an_edit_across_a_hand_made_break_drops_only_that_break() -> None:
+    edited = _edit_source(HAND_WRAPPED, "Hello. This", "Hi, this")
+    assert b'msgid ""\n"Hi, this second sentence is much longer' in edited
+    assert b'runs on "\n"to the end."\nmsgstr' in edited
+    again = CODEC.read(edited, path="hand.po", locale="en")
+    assert any(
+        "Hi, this second" in "".join(getattr(r, "text", "") for r in b.source) for b in again.blocks
+    )

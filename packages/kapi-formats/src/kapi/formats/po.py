@@ -9,7 +9,9 @@ Writing: an edited string is re-quoted the way gettext writes it. A file
 that wraps (the default) gets gettext's layout: ``""`` first and one line per
 ``\\n`` and per 77 columns, broken at spaces; a file written with
 ``--no-wrap`` (a line past 79 columns that could have been broken) keeps
-values on one line, broken only after ``\\n``. A target added to an empty
+values on one line, broken only after ``\\n``. An entry wrapped by hand (its
+lines are not gettext's) keeps its own breaks where the text around them is
+unchanged, so an edit set back gives its bytes again. A target added to an empty
 msgstr fills it; a removed target empties it. The ``fuzzy`` flag follows the
 edition's status only when the status changes: to ``translated`` (or any
 status but ``draft``) removes it, to ``draft`` adds it; an edit that keeps the
@@ -38,6 +40,8 @@ it when it also has ``other``; otherwise such a form is refused.
 from __future__ import annotations
 
 import codecs
+import difflib
+import itertools
 import re
 import sys
 import unicodedata
@@ -876,17 +880,20 @@ class PoFormat:
 
     def _quoted(self, field_: PoField, value: str, skeleton: PoSkeleton) -> tuple[int, int, str]:
         prefix = len(field_.keyword) + 1
-        return (
-            field_.start,
-            field_.end,
-            quote(
-                value,
-                prefix=prefix,
-                wrap=skeleton.wrap,
-                newline=field_.newline,
-                width=skeleton.width,
-            ),
+        literal = quote(
+            value, prefix=prefix, wrap=skeleton.wrap, newline=field_.newline, width=skeleton.width
         )
+        raw = skeleton.text.text[field_.start : field_.end]
+        kept = _hand_layout(raw, field_, value, skeleton.text.encoding)
+        if kept is not None and raw != quote(
+            field_.value,
+            prefix=prefix,
+            wrap=skeleton.wrap,
+            newline=field_.newline,
+            width=skeleton.width,
+        ):
+            literal = kept
+        return (field_.start, field_.end, literal)
 
     def _source_edits(
         self, block: Block, entry: PoEntry, skeleton: PoSkeleton
@@ -970,6 +977,45 @@ class PoFormat:
         if added:
             edits.append((last.end, last.end, "".join(added)))
         return edits
+
+
+_LITERAL = re.compile(r'"((?:[^"\\]|\\.)*)"')
+
+
+def _hand_layout(raw: str, field_: PoField, value: str, encoding: str) -> str | None:
+    """``value`` broken into literals where the file's own literals broke the old value.
+
+    A person who wrapped an entry by hand (at sentence ends, at a width of their
+    own) keeps their lines: a break between two literals stays where the text
+    around it is unchanged, so an edit moves only the lines it touches and an
+    edit set back gives the entry's bytes again. None when ``raw`` is not plain
+    literals one per line.
+    """
+    literals = _LITERAL.findall(raw)
+    if len(literals) < 2 or raw != field_.newline.join(f'"{x}"' for x in literals):
+        return None
+    try:
+        chunks = [unescape(literal, encoding) for literal in literals]
+    except ValueError:
+        return None
+    if "".join(chunks) != field_.value:
+        return None
+    breaks, at = [], 0
+    for chunk in chunks[:-1]:
+        at += len(chunk)
+        breaks.append(at)
+    moved: list[int] = []
+    matcher = difflib.SequenceMatcher(None, field_.value, value, autojunk=False)
+    for tag, old_start, old_end, new_start, _ in matcher.get_opcodes():
+        if tag != "equal" or old_end - old_start < 3:
+            continue  # a character or two matching inside new text is chance
+        moved.extend(new_start + b - old_start for b in breaks if old_start < b <= old_end)
+    cuts = [0, *sorted(set(moved)), len(value)]
+    pieces = [value[start:end] for start, end in itertools.pairwise(cuts)]
+    if chunks[0] == "" and (not pieces or pieces[0] != ""):
+        pieces.insert(0, "")  # the file's `msgid ""` opening line
+    pieces = [p for i, p in enumerate(pieces) if p or i == 0]
+    return field_.newline.join(f'"{escape(piece)}"' for piece in pieces)
 
 
 def _fields(entry: PoEntry) -> list[PoField]:
