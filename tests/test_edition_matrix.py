@@ -276,6 +276,8 @@ FORMATS = [
     mono("markdown/guide.md", "docs/guide.md", "i18n/{lang}/"),
     mono("markdown/tabs.md", "docs/tabs.md", "i18n/{lang}/"),
     mono("markdown/windows.md", "docs/windows.md", "i18n/{lang}/"),
+    mono("myst/guide.md", "docs/guide.md", "i18n/{lang}/"),
+    mono("mdx/tabs.mdx", "docs/tabs.mdx", "i18n/{lang}/"),
     mono("html/page.html", "site/page.html", "site/{lang}/{filename}"),
     mono("html/latin1.html", "site/page.html", "site/{lang}/{filename}"),
     mono("html/windows.html", "site/page.html", "site/{lang}/{filename}"),

@@ -7,11 +7,17 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
+from kapi.core.errors import KapiError
+
 __all__ = ["MD_TRIM", "BlockSyntaxError", "block_parser", "new_parser", "recording"]
 
 
-class BlockSyntaxError(Exception):
-    """A block rule met markup it cannot read (a fence never closed, say); ``line`` is 0-based."""
+class BlockSyntaxError(KapiError):
+    """A block rule met markup it cannot read (a fence never closed, say); ``line`` is 0-based.
+
+    The reader turns it into a ``FormatError`` naming the file and the line."""
+
+    code = "invalid"
 
     def __init__(self, message: str, line: int) -> None:
         super().__init__(message)
