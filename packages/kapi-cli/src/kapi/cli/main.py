@@ -7,6 +7,7 @@ the verbs, so ``kapi --help`` starts fast.
 from __future__ import annotations
 
 import sys
+from typing import NoReturn
 
 import click
 
@@ -19,39 +20,41 @@ from kapi.cli.common import (
 )
 from kapi.cli.output import emit_json, fail, table, warn
 from kapi.host.errors import HostError, KapiError
+from kapi.host.version import VERSION
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
 class KapiGroup(click.Group):
-    """Adds the verbs other distributions register (entry-point group ``kapi.cli``).
+    """The built-in verbs, and those other distributions register (entry-point group ``kapi.cli``).
 
-    ``importlib.metadata`` costs more to import than the rest of the start, so it is
-    imported only when a verb is not one of ours (or the verbs are listed).
+    A built-in verb is found without looking for plug-ins; the entry points are
+    read only for a name that is not built in, or when the verbs are listed
+    (``kapi --help``), and then from the distributions' files directly.
     """
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        from importlib.metadata import entry_points
+        from kapi.host.plugins import plugin_commands
 
         names = set(super().list_commands(ctx))
-        names.update(ep.name for ep in entry_points(group="kapi.cli"))
+        names.update(plugin_commands())
         return sorted(names)
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         command = super().get_command(ctx, name)
         if command is not None:
             return command
-        from importlib.metadata import entry_points
+        from kapi.host.plugins import plugin_commands
 
-        for ep in entry_points(group="kapi.cli"):
-            if ep.name == name:
-                loaded = ep.load()
-                return loaded if isinstance(loaded, click.Command) else None
-        return None
+        entry = plugin_commands().get(name)
+        if entry is None:
+            return None
+        loaded = entry.load()
+        return loaded if isinstance(loaded, click.Command) else None
 
 
 @click.group(cls=KapiGroup, context_settings=CONTEXT)
-@click.version_option(package_name="kapi-cli", prog_name="kapi")
+@click.version_option(VERSION, prog_name="kapi")
 @click.option(
     "-p",
     "--project",
@@ -322,10 +325,24 @@ def _interrupted(signum: int, frame: object) -> None:
 
 
 def main() -> None:
-    """The console entry point: SIGINT and SIGTERM end kapi with exit 130."""
+    """The console entry point: SIGINT and SIGTERM end kapi with exit 130.
+
+    Once a verb has finished (its workspace closed through the context's
+    ``call_on_close``), the output is flushed and the process ends at once:
+    tearing down the interpreter frees every object one by one, which costs
+    more than a small check. A traceback (a bug) still takes the normal way out.
+    """
     import signal
 
     signal.signal(signal.SIGTERM, _interrupted)
+    try:
+        _run()
+    except SystemExit as done:
+        _end(done.code)
+    _end(0)
+
+
+def _run() -> None:
     try:
         cli(standalone_mode=False)
     except click.exceptions.Abort:
@@ -341,3 +358,23 @@ def main() -> None:
     except KeyboardInterrupt:
         click.echo("Interrupted.", err=True)
         sys.exit(130)
+
+
+def _end(code: object) -> NoReturn:
+    """Flush stdout and stderr, then end the process with ``code`` (as ``sys.exit`` reads it)."""
+    import contextlib
+    import os
+
+    if code is None:
+        status = 0
+    elif isinstance(code, int):
+        status = code
+    else:
+        print(code, file=sys.stderr)
+        status = 1
+    if os.environ.get("KAPI_DUMP_MODULES") == "1":  # for the tests of what each verb imports
+        print("kapi-modules: " + " ".join(sorted(sys.modules)), file=sys.stderr)
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # a closed pipe: the reader has gone
+            stream.flush()
+    os._exit(status & 0xFF)

@@ -43,12 +43,9 @@ __all__ = [
 
 
 def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
+    from kapi.host.version import VERSION
 
-    try:
-        return version("kapi-cli")
-    except PackageNotFoundError:
-        return "0"
+    return VERSION
 
 
 def _locator(document: Document, lines: Mapping[str, Lines] | None) -> TextLocator | None:
@@ -154,9 +151,10 @@ def _run(
 
 
 def _options(options: CheckOptions) -> CheckOptions:
-    from kapi.host.store import now
+    from datetime import UTC, datetime
 
-    return evolve(options, at=options.at or now(), tool_version=options.tool_version or _version())
+    at = options.at or datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    return evolve(options, at=at, tool_version=options.tool_version or _version())
 
 
 def without_governance(

@@ -12,9 +12,6 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from kapi.core.change.ports import EditionCheck
-from kapi.core.change.result import Finding as ResultFinding
-from kapi.core.change.result import ResultRef
 from kapi.core.check.engine import analyze_blocks, introduced_failures
 from kapi.core.check.findings import Finding
 from kapi.core.check.options import CheckOptions
@@ -37,7 +34,10 @@ from kapi.core.model import Block, Runs
 from kapi.host.errors import EXIT_ERROR, HostError
 from kapi.host.project import Project, RecipeError, line_of_key
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the change service's types: only the commit check loads them
+    from kapi.core.change.ports import EditionCheck
+    from kapi.core.change.result import Finding as ResultFinding
+    from kapi.core.change.result import ResultRef
     from kapi.host.workspace import Workspace
 
 __all__ = ["Governance", "ProjectCommitCheck", "parse_yaml", "voice_binding"]
@@ -155,10 +155,11 @@ class Governance:
         cached = self._voices.get(binding)
         if cached is not None:
             return cached
-        from kapi.core.governance.packs import pack_text
         from kapi.core.governance.voice import load_voice_profile
 
         if binding.pack:
+            from kapi.core.governance.packs import pack_text
+
             text, source = pack_text(binding.pack), binding.source
         else:
             text, source = self._profile_text(binding.profile)
@@ -271,6 +272,9 @@ class ProjectCommitCheck:
     def check(
         self, doc: str, block: str, edition: str, before: Runs | None, after: Runs
     ) -> EditionCheck:
+        from kapi.core.change.ports import EditionCheck
+        from kapi.core.change.result import ResultRef
+
         locale = edition.split(";")[0] if edition else self.governance.workspace.source_language
         try:
             governance = self.governance.resolve(doc, locale)
@@ -305,6 +309,8 @@ class ProjectCommitCheck:
 
 
 def _result_finding(finding: Finding, ref: ResultRef) -> ResultFinding:
+    from kapi.core.change.result import Finding as ResultFinding
+
     return ResultFinding(
         rule=finding.rule,
         message=finding.message,

@@ -11,11 +11,8 @@ never its content.
 
 from __future__ import annotations
 
-import base64
-import difflib
 import os
 import re
-import secrets
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path, PurePosixPath
@@ -364,6 +361,9 @@ def target_path(item: ContentItem, relpath: str, lang: str) -> str:
 
 def mint_project_id() -> str:
     """``prj_`` + lowercase base32 of 128 random bits (minted once, never derived)."""
+    import base64
+    import secrets
+
     return "prj_" + base64.b32encode(secrets.token_bytes(16)).decode().rstrip("=").lower()
 
 
@@ -565,6 +565,8 @@ def _typos(
     for key in node:
         if key in known or not isinstance(key, str):
             continue
+        import difflib
+
         near = difflib.get_close_matches(key, known, n=1, cutoff=0.75)
         if near:
             line = line_of(node, key)

@@ -21,15 +21,15 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kapi.core.change.ops import ChangeSet, Decide, Memory, Recipe, Term
-from kapi.core.change.ports import Actor
-from kapi.core.change.result import Result
 from kapi.core.edition import EditionKey, EditionKeyError
 from kapi.core.governance.terms import TERM_STATUSES, Concept, TermStatus, concept_id_for
 from kapi.core.governance.terms import Term as StoreTerm
 from kapi.host.errors import EXIT_ERROR, EXIT_GATE, HostError
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the change service's values: a check reads terms without loading them
+    from kapi.core.change.ops import ChangeSet, Decide, Memory, Recipe, Term
+    from kapi.core.change.ports import Actor
+    from kapi.core.change.result import Result
     from kapi.host.store_port import StorePort
 
 __all__ = ["AGENT_SESSION_RETENTION", "BUSY_WAIT_SECONDS", "MIGRATIONS", "ProjectStore", "now"]
@@ -627,6 +627,8 @@ class StoreAssets:
         self.recipe_path = recipe_path
 
     def validate(self, op: Decide | Term | Memory | Recipe, actor: Actor) -> str | None:
+        from kapi.core.change.ops import Recipe, Term
+
         if isinstance(op, Term) and op.status and op.status not in TERM_STATUSES:
             return f"status {op.status!r} is not preferred, admitted, deprecated or forbidden"
         if isinstance(op, Recipe):
@@ -638,6 +640,8 @@ class StoreAssets:
         return None
 
     def apply(self, op: Decide | Term | Memory | Recipe, actor: Actor, rev: str | None) -> None:
+        from kapi.core.change.ops import Decide, Memory, Term
+
         if isinstance(op, Decide):
             self.store.record_decision(op, actor, rev or op.if_match)
         elif isinstance(op, Term):

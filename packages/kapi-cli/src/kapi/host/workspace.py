@@ -12,13 +12,15 @@ import contextlib
 from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
 
-from kapi.core.change.ports import Actor, ActorKind, CommitCheck
-from kapi.core.change.service import ChangeService
-from kapi.formats.home import FileHome
 from kapi.host.project import Project, discover_project, load_project
-from kapi.host.store import ProjectStore, StoreAssets, StoreRecorder
-from kapi.host.store_port import StorePort
+
+if TYPE_CHECKING:  # the change service and the file home are loaded by the verbs that use them
+    from kapi.core.change.ports import Actor, CommitCheck
+    from kapi.core.change.service import ChangeService
+    from kapi.formats.home import FileHome
+    from kapi.host.store_port import StorePort
 
 __all__ = ["Workspace", "open_workspace"]
 
@@ -71,6 +73,8 @@ class Workspace:
         if self.project is None:
             return None
         if self._store is None:
+            from kapi.host.store import ProjectStore
+
             path = self.project.state_dir / STORE_NAME
             self._store = ProjectStore(
                 path,
@@ -81,6 +85,8 @@ class Workspace:
         return self._store
 
     def home(self) -> FileHome:
+        from kapi.formats.home import FileHome
+
         if self.project is not None:
             from kapi.host.project_home import ProjectHome
 
@@ -99,6 +105,10 @@ class Workspace:
         return check
 
     def change_service(self, actor: Actor) -> ChangeService:
+        from kapi.core.change.ports import ActorKind
+        from kapi.core.change.service import ChangeService
+        from kapi.host.store import StoreAssets, StoreRecorder
+
         store = self.store
         if store is not None and actor.kind == ActorKind.AGENT and actor.session:
             with contextlib.suppress(Exception):  # presence is best effort, never blocking

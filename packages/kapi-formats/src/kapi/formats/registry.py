@@ -1,7 +1,11 @@
 """The format registry: which formats exist, what they can do, and which one reads a file.
 
-Formats are declared by :class:`FormatSpec` objects published through the
-entry-point group ``kapi.formats``. A spec names its module without importing
+Formats are declared by :class:`FormatSpec` objects. The built-in ones are
+known from :mod:`kapi.formats.builtin` without reading any package metadata;
+other distributions publish theirs through the entry-point group
+``kapi.formats``, which is scanned only when a file needs a format that is not
+built in, or every format is listed: a third-party format adds names and
+extensions, and never takes over a built-in one's. A spec names its module without importing
 it, so listing formats or detecting a file's format loads no parser; the codec
 is imported the first time a document of that format is read.
 """
@@ -10,7 +14,6 @@ from __future__ import annotations
 
 import importlib
 from functools import cache
-from importlib.metadata import entry_points
 from pathlib import PurePath
 
 from kapi.core.errors import EXIT_USAGE, KapiError
@@ -37,18 +40,25 @@ class UnknownFormat(KapiError, LookupError):
 
 
 @cache
+def _builtins() -> dict[str, FormatSpec]:
+    from kapi.formats import builtin
+
+    return {spec.name: spec for spec in builtin.SPECS}
+
+
+@cache
 def _registry() -> dict[str, FormatSpec]:
-    found: dict[str, FormatSpec] = {}
-    for entry in entry_points(group=ENTRY_POINT_GROUP):
-        spec = entry.load()
+    """Every format: the built-in ones, then those other distributions publish."""
+    from kapi.formats.entrypoints import entry_points
+
+    found = dict(_builtins())
+    for entry in entry_points(ENTRY_POINT_GROUP):
+        try:
+            spec = entry.load()
+        except Exception:  # a broken plug-in must not take the built-in formats down
+            continue
         if isinstance(spec, FormatSpec):
             found.setdefault(spec.name, spec)
-    if not found:
-        # Running from a source tree without installed metadata: use the built-ins.
-        from kapi.formats import builtin
-
-        for spec in builtin.SPECS:
-            found[spec.name] = spec
     return found
 
 
@@ -59,18 +69,24 @@ def all_formats() -> list[FormatSpec]:
 
 def get(name: str) -> FormatSpec:
     """The format called ``name``."""
-    try:
-        return _registry()[name]
-    except KeyError:
+    spec = _builtins().get(name) or _registry().get(name)
+    if spec is None:
         known = ", ".join(sorted(_registry()))
-        raise UnknownFormat(f"unknown format {name!r}; known formats: {known}") from None
+        raise UnknownFormat(f"unknown format {name!r}; known formats: {known}")
+    return spec
 
 
 def _candidates(path: str) -> list[FormatSpec]:
     lower = PurePath(path).name.lower()
     matches = [
-        spec for spec in _registry().values() if any(lower.endswith(ext) for ext in spec.extensions)
+        spec for spec in _builtins().values() if any(lower.endswith(ext) for ext in spec.extensions)
     ]
+    if not matches:  # not a built-in's file: perhaps a third-party format's
+        matches = [
+            spec
+            for spec in _registry().values()
+            if any(lower.endswith(ext) for ext in spec.extensions)
+        ]
 
     # The longest matching extension first (".stringsdict" before ".strings"), then priority.
     def rank(spec: FormatSpec) -> tuple[int, int]:

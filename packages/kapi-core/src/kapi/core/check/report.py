@@ -12,17 +12,18 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from enum import StrEnum
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import cattrs
 from attrs import field, frozen
-from cattrs.gen import make_dict_unstructure_fn, override
 
 from kapi.core.check.analyzers import RAN, AnalyzerStatus, Canary, CanaryStatus
 from kapi.core.check.findings import Finding, Point, finding_weight
 from kapi.core.check.target import ScopeStatus
 from kapi.core.check.text import Anchor
 from kapi.core.governance.errors import ConfigWarning
+
+if TYPE_CHECKING:  # cattrs is loaded when a report is encoded, not by a text check
+    import cattrs
 
 __all__ = [
     "REPORT_SCHEMA",
@@ -319,6 +320,9 @@ def _anchor(anchor: Anchor) -> dict[str, Any]:
 @cache
 def _converter() -> cattrs.Converter:
     """Built on first use: building it costs more than a small check does."""
+    import cattrs
+    from cattrs.gen import make_dict_unstructure_fn, override
+
     converter = cattrs.Converter()
     converter.register_unstructure_hook(Anchor, _anchor)
     converter.register_unstructure_hook_func(

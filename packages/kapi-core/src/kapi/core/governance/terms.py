@@ -14,16 +14,17 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from enum import StrEnum
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import cattrs
 from attrs import evolve, field, frozen
-from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
 from kapi.core.edition import EditionKeyError, canonical_locale
 from kapi.core.governance.errors import GovernanceError
 from kapi.core.governance.validity import parse_instant, within
 from kapi.core.governance.voice import AcceptedTerm, TermRule
+
+if TYPE_CHECKING:  # cattrs is loaded when a bundle is encoded or decoded, not by a check
+    import cattrs
 
 __all__ = [
     "BUNDLE_KIND",
@@ -239,6 +240,9 @@ def _strict_strings(value: Any, _type: Any) -> tuple[str, ...]:
 
 @cache
 def _converter() -> cattrs.Converter:
+    import cattrs
+    from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
+
     converter = cattrs.Converter(omit_if_default=True, forbid_extra_keys=True)
     converter.register_structure_hook(str, _strict_str)
     converter.register_structure_hook(bool, _strict_bool)
@@ -372,6 +376,8 @@ def check_bundle(bundle: TermsBundle, source: str = "") -> TermsBundle:
 
 
 def _bundle_error(error: Exception, source: str) -> GovernanceError:
+    import cattrs
+
     messages = (
         cattrs.transform_error(error, path="$", format_exception=_describe)
         if isinstance(error, cattrs.BaseValidationError)
@@ -390,6 +396,8 @@ def _bundle_error(error: Exception, source: str) -> GovernanceError:
 
 
 def _describe(error: BaseException, _type: Any) -> str:
+    import cattrs
+
     if isinstance(error, cattrs.ForbiddenExtraKeysError):
         return f"unknown key {sorted(error.extra_fields)[0]}"
     if isinstance(error, KeyError):
