@@ -140,10 +140,13 @@ def test_the_same_edit_in_every_cell_changes_the_entry_in_place() -> None:
     )
 
 
-def test_different_edits_of_one_shared_string_get_their_own_entries() -> None:
+def test_different_edits_of_one_shared_string_leave_no_entry_unused() -> None:
     document = CODEC.read(_workbook())
     out = CODEC.write(_edit(document, {"Data!A1": (Text("One"),), "Data!A2": (Text("Two"),)}))
-    assert 'uniqueCount="6"' in _part(out, "xl/sharedStrings.xml")
+    shared = _part(out, "xl/sharedStrings.xml")
+    assert 'uniqueCount="5"' in shared
+    assert shared.count("<si>") == 5 and "<t>Shared</t>" not in shared
+    assert "<t>One</t>" in shared and shared.endswith("<si><t>Two</t></si></sst>")
     again = {b.id: plain_text(b.source) for b in CODEC.read(out).blocks}
     assert (again["Data!A1"], again["Data!A2"]) == ("One", "Two")
 
@@ -297,3 +300,131 @@ def test_a_cell_set_to_a_text_the_table_holds_points_at_that_entry() -> None:
     assert _part(out, "xl/worksheets/sheet1.xml") == _part(
         data, "xl/worksheets/sheet1.xml"
     ).replace('<c r="A1" t="s"><v>0</v></c>', '<c r="A1" t="s"><v>3</v></c>')
+
+
+# --- a table edited mid-way: a new entry only where cells still share, none left unused ----
+
+# Eight rows: column A repeats three texts (each entry used by several cells), column B
+# holds texts used once, so an edited cell has cells and entries after it.
+_MID_SHARED = ["Open", "Closed", "Pending"] + [f"Note {n}" for n in range(1, 9)]
+
+
+def _mid_table() -> bytes:
+    rows = "".join(
+        f'<row r="{n}"><c r="A{n}" t="s"><v>{(n - 1) % 3}</v></c>'
+        f'<c r="B{n}" t="s"><v>{n + 2}</v></c><c r="C{n}"><v>{n * 10}</v></c></row>'
+        for n in range(1, 9)
+    )
+    return fx.xlsx([("Tasks", rows)], [f"<t>{text}</t>" for text in _MID_SHARED], count=16)
+
+
+def _values(data: bytes) -> dict[str, object]:
+    """Every cell's value as openpyxl reads it."""
+    openpyxl = pytest.importorskip("openpyxl")
+    sheet = openpyxl.load_workbook(io.BytesIO(data))["Tasks"]
+    return {cell.coordinate: cell.value for row in sheet.iter_rows() for cell in row}
+
+
+def _entries_used(data: bytes) -> tuple[int, set[int]]:
+    """How many entries the table holds, and the indices the cells point at."""
+    import re
+
+    table = _part(data, "xl/sharedStrings.xml")
+    sheet = _part(data, "xl/worksheets/sheet1.xml")
+    used = {int(index) for index in re.findall(r't="s"><v>(\d+)</v>', sheet)}
+    count = int(re.search(r'uniqueCount="(\d+)"', table).group(1))  # type: ignore[union-attr]
+    assert count == table.count("<si>")
+    return count, used
+
+
+def _set(data: bytes, changes: dict[str, str]) -> bytes:
+    out = CODEC.write(_edit(CODEC.read(data), {k: (Text(v),) for k, v in changes.items()}))
+    count, used = _entries_used(out)
+    assert used == set(range(count)), "an entry no cell uses was left in the table"
+    return out
+
+
+def test_a_shared_string_edited_mid_table_gets_a_new_entry_for_that_cell_only() -> None:
+    data = _mid_table()
+    before = _values(data)
+    edited = _set(data, {"Tasks!A4": "Offen"})  # "Open" is also A1 and A7
+    assert _values(edited) == {**before, "A4": "Offen"}
+    shared = _part(edited, "xl/sharedStrings.xml")
+    assert shared == _part(data, "xl/sharedStrings.xml").replace(
+        'uniqueCount="11"', 'uniqueCount="12"'
+    ).replace("</sst>", "<si><t>Offen</t></si></sst>")
+    sheet = _part(edited, "xl/worksheets/sheet1.xml")
+    assert sheet == _part(data, "xl/worksheets/sheet1.xml").replace(
+        '<c r="A4" t="s"><v>0</v>', '<c r="A4" t="s"><v>11</v>'
+    )
+    restored = _set(edited, {"Tasks!A4": "Open"})
+    assert _part(restored, "xl/sharedStrings.xml") == _part(data, "xl/sharedStrings.xml")
+    assert _part(restored, "xl/worksheets/sheet1.xml") == _part(data, "xl/worksheets/sheet1.xml")
+    assert restored == data
+
+
+def test_a_string_one_cell_uses_mid_table_is_rewritten_in_place_and_set_back() -> None:
+    data = _mid_table()
+    edited = _set(data, {"Tasks!B3": "Call back"})
+    assert fx.changed_entries(data, edited) == ["xl/sharedStrings.xml"]
+    assert _values(edited) == {**_values(data), "B3": "Call back"}
+    assert _set(edited, {"Tasks!B3": "Note 3"}) == data
+
+
+def test_a_cell_set_to_a_text_another_entry_holds_keeps_its_entry_mid_table() -> None:
+    data = _mid_table()
+    edited = _set(data, {"Tasks!B3": "Closed"})  # Note 3 is used once, mid-table
+    assert fx.changed_entries(data, edited) == ["xl/sharedStrings.xml"]
+    assert _values(edited)["B3"] == "Closed"
+    assert _set(edited, {"Tasks!B3": "Note 3"}) == data
+
+
+def test_split_cells_set_back_one_at_a_time_in_either_order_give_the_original_bytes() -> None:
+    data = _mid_table()
+    edited = _set(data, {"Tasks!A2": "Zu", "Tasks!A4": "Offen", "Tasks!A6": "Wartend"})
+    assert _entries_used(edited)[0] == 14
+    assert _values(edited) == {**_values(data), "A2": "Zu", "A4": "Offen", "A6": "Wartend"}
+    originals = {"Tasks!A2": "Closed", "Tasks!A4": "Open", "Tasks!A6": "Pending"}
+    for order in (["Tasks!A2", "Tasks!A4", "Tasks!A6"], ["Tasks!A6", "Tasks!A2", "Tasks!A4"]):
+        step = edited
+        for block_id in order:
+            step = _set(step, {block_id: originals[block_id]})
+        assert _part(step, "xl/sharedStrings.xml") == _part(data, "xl/sharedStrings.xml")
+        assert step == data, order
+    assert _set(edited, originals) == data
+
+
+def test_every_cell_of_a_shared_string_edited_apart_leaves_no_entry_unused() -> None:
+    data = _mid_table()
+    edited = _set(data, {"Tasks!A1": "Eins", "Tasks!A4": "Vier", "Tasks!A7": "Sieben"})
+    assert _entries_used(edited)[0] == 13  # "Open" rewritten for A1, two new entries
+    assert _values(edited) == {**_values(data), "A1": "Eins", "A4": "Vier", "A7": "Sieben"}
+    restored = _set(edited, {"Tasks!A1": "Open", "Tasks!A4": "Open", "Tasks!A7": "Open"})
+    assert restored == data
+
+
+_POOL = ("Open", "Closed", "Note 5", "Neu", "Fertig")
+
+
+_CELLS = st.sampled_from([f"Tasks!{column}{row}" for column in "AB" for row in range(1, 9)])
+_CHANGES = st.dictionaries(_CELLS, st.sampled_from(_POOL), min_size=1, max_size=4)
+
+
+def _texts_of(data: bytes) -> dict[str, str]:
+    return {b.id: plain_text(b.source) for b in CODEC.read(data).blocks if b.translatable}
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_CHANGES)
+def test_any_edit_set_back_at_once_gives_the_original_bytes(changes: dict[str, str]) -> None:
+    data = _mid_table()
+    original = _texts_of(data)
+    edited = _set(data, changes)
+    assert _texts_of(edited) == {**original, **changes}
+    assert _values(edited) == {
+        **_values(data),
+        **{block_id.split("!")[1]: text for block_id, text in changes.items()},
+    }
+    restored = _set(edited, {block_id: original[block_id] for block_id in changes})
+    assert _part(restored, "xl/sharedStrings.xml") == _part(data, "xl/sharedStrings.xml")
+    assert restored == data

@@ -16,17 +16,19 @@ no cells), cell by cell in file order; id and name ``<sheet name>!<cell>``
   ``translatable=False`` with role ``number`` (``value`` for booleans, errors
   and dates) and the value as written. Editing either is refused.
 
-Writing an edited text cell: an inline string is spliced in the sheet; a
-shared string used by no other cell, or changed the same way in every cell
-that uses it, is spliced in ``sharedStrings.xml``; otherwise each new text gets
-a new ``<si>`` appended to the table (``uniqueCount`` updated; ``count``
-is unchanged because every cell still holds one reference) and only the edited
-cells are pointed at it, so the other cells keep their text. A cell set to a
-text another entry holds points at that entry instead; the table's last entry,
-when no cell uses it any more, is removed (so setting a split cell back gives
-the workbook's own bytes). Formulas,
-``calcChain.xml`` and every other part are copied untouched. The document's
-language is the ``locale`` argument, else ``en``. Limits: those of
+Writing an edited text cell: an inline string is spliced in the sheet. A
+shared-string cell points at an entry that already holds its new text (one
+another cell keeps using); else its entry, when no other cell keeps it, is
+rewritten in place (so a string used once is edited where it is); else it
+gets a new ``<si>`` at the end of the table (``uniqueCount`` updated;
+``count`` unchanged, every cell still holds one reference), new entries in
+the order their cells are read. No entry is left that no cell uses: one left
+unused at the end of the table is removed, and then each entry left last
+that repeats an earlier one (its cells point at the earlier one); one left
+unused mid-table keeps its first edited cell, rewritten in place, so that no
+other cell's index moves. So an edit set back gives the workbook's own bytes.
+Formulas, ``calcChain.xml`` and every other part are copied untouched. The
+document's language is the ``locale`` argument, else ``en``. Limits: those of
 :mod:`kapi.formats.office.package`.
 """
 
@@ -182,70 +184,177 @@ class XlsxFormat(OfficeFormat[XlsxSkeleton]):
 def _write_shared(
     skeleton: XlsxSkeleton, shared_edits: dict[int, list[tuple[str, Runs]]], edits: PartEdits
 ) -> None:
+    """Give each edited shared-string cell its text, leaving no entry that no cell uses.
+
+    A cell points at an entry that already holds its new text (one some other
+    cell keeps using, or one rewritten in this write), else at its own entry
+    rewritten in place when no other cell keeps it, else at a new entry at the
+    end of the table. When the edit adds none, entries left unused at the end
+    of the table are removed, and so is
+    each entry this exposes at the end that repeats an earlier one (its cells
+    point at the earlier one): so setting cells back gives the table's own
+    bytes. An unused entry mid-table keeps its first cell, rewritten in place,
+    so that no other cell's index moves.
+    """
     shared = skeleton.shared
     assert shared is not None
-    # entries no edit touches, by the text their cells show: a cell set to one of these
-    # texts points at it again rather than making a copy
-    holding: list[tuple[Runs, int]] = [
-        (skeleton.cells[cells[0]].runs, index)
-        for index, cells in sorted(skeleton.users.items())
-        if cells and index not in shared_edits
-    ]
+    entries = shared.entries
+    total = len(entries)
+    changed = {block_id for changes in shared_edits.values() for block_id, _runs in changes}
+    pointer: dict[str, int] = {}  # every shared-string cell -> the entry it will use
+    for index, cells in skeleton.users.items():
+        for block_id in cells:
+            pointer[block_id] = index
+    final: dict[int, Runs] = {}  # entries whose text this write decides
+    # entries a cell this write leaves alone keeps using: their text stays
+    for index, cells in sorted(skeleton.users.items()):
+        entry = entries[index]
+        if entry is not None and any(block_id not in changed for block_id in cells):
+            final[index] = entry.runs
+    in_place: dict[int, str] = {}  # entry -> the block whose edit rewrites it
+    appended: list[tuple[Runs, int, str]] = []  # new entries: runs, template entry, block
 
-    def held(runs: Runs) -> int:
-        return next((number for known, number in holding if known == runs), -1)
+    def holding(runs: Runs) -> int:
+        found = next((index for index, known in final.items() if known == runs), -1)
+        if found < 0:
+            found = next(
+                (total + number for number, (known, _, _) in enumerate(appended) if known == runs),
+                -1,
+            )
+        return found
 
-    last = len(shared.entries) - 1
-    removed = -1  # the table's last entry, when the edit leaves no cell using it
-    appended: list[bytes] = []
-    moves: list[tuple[str, int]] = []
+    grouped: dict[int, list[tuple[Runs, list[str]]]] = {}
     for index, changes in sorted(shared_edits.items()):
-        entry = shared.entries[index]
-        assert entry is not None
-        everyone = skeleton.users.get(index, [])
-        first_runs = changes[0][1]
-        if len(changes) == len(everyone) and all(runs == first_runs for _id, runs in changes):
-            existing = held(first_runs)
-            if existing >= 0 and index == last and len(shared.bounds) == len(shared.entries):
-                removed = index
-                moves.extend((block_id, existing) for block_id, _runs in changes)
-            else:
-                edits.paragraph(shared.part, entry, first_runs, changes[0][0])
-            continue
-        assigned: list[tuple[Runs, int]] = []
+        groups = grouped[index] = []
         for block_id, runs in changes:
-            new_index = held(runs)
-            if new_index < 0:
-                new_index = next((number for known, number in assigned if known == runs), -1)
-            if new_index < 0:
-                new_index = len(shared.entries) + len(appended)
-                appended.append(_new_entry(shared, entry, runs, block_id, edits))
-                assigned.append((runs, new_index))
-            moves.append((block_id, new_index))
-    if removed >= 0 and appended:
-        # the new entries take the indices after the last one: keep it, edited in place
-        entry = shared.entries[removed]
+            group = next((ids for known, ids in groups if known == runs), None)
+            if group is None:
+                groups.append((runs, [block_id]))
+            else:
+                group.append(block_id)
+    # first the entries no cell keeps: each is rewritten for its first new text that no
+    # kept entry holds, so a cell set back to that entry's text finds it
+    kept = dict(final)
+    for index, groups in grouped.items():
+        if index in kept:
+            continue
+        for runs, ids in groups:
+            if not any(known == runs for known in kept.values()) and holding(runs) < 0:
+                in_place[index] = ids[0]
+                final[index] = runs
+                break
+    # the rest point at an entry holding their text, else at a new one; new entries
+    # follow the order their cells are read in, as the table's own entries do
+    position = {block_id: number for number, block_id in enumerate(skeleton.cells)}
+    rest = sorted(
+        (
+            (min(position[block_id] for block_id in ids), index, runs, ids)
+            for index, groups in grouped.items()
+            for runs, ids in groups
+        ),
+        key=lambda item: item[0],
+    )
+    for _at, index, runs, ids in rest:
+        target = holding(runs)
+        if target < 0:
+            appended.append((runs, index, ids[0]))
+            target = total + len(appended) - 1
+        for block_id in ids:
+            pointer[block_id] = target
+
+    used = Counter(pointer.values())
+    unused = [index for index in sorted(shared_edits) if not used[index]]
+    removed: list[int] = []
+    if not appended:  # new entries go at the end, after every entry kept
+        last = total - 1
+        while unused and unused[-1] == last:
+            removed.append(unused.pop())
+            last -= 1
+    for index in unused:  # mid-table: its first cell keeps it, rewritten in place
+        block_id, runs = shared_edits[index][0]
+        pointer[block_id] = index
+        in_place[index] = block_id
+        final[index] = runs
+    if removed:
+        _compact_tail(entries, final, pointer, in_place, removed, total)
+    survivors = total - len(removed)
+
+    for index, block_id in in_place.items():
+        entry = entries[index]
         assert entry is not None
-        changes = shared_edits[removed]
-        edits.paragraph(shared.part, entry, changes[0][1], changes[0][0])
-        moves = [(block_id, number) for block_id, number in moves if block_id not in dict(changes)]
-        removed = -1
-    for block_id, new_index in moves:
-        cell = skeleton.cells[block_id]
-        splicer = edits.splicer(cell.part, block_id)
-        splicer.replace(cell.value_start, cell.value_end, str(new_index).encode("ascii"))
-    if not appended and removed < 0:
+        edits.paragraph(shared.part, entry, final[index], block_id)
+    original = {block_id: index for index, cells in skeleton.users.items() for block_id in cells}
+    for block_id, target in pointer.items():
+        if target != original[block_id]:
+            cell = skeleton.cells[block_id]
+            splicer = edits.splicer(cell.part, block_id)
+            splicer.replace(cell.value_start, cell.value_end, str(target).encode("ascii"))
+    if not appended and not removed:
         return
     splicer = edits.splicer(shared.part, "sharedStrings")
-    if removed >= 0:
-        start = shared.bounds[removed - 1][1] if removed else shared.bounds[removed][0]
-        splicer.replace(start, shared.bounds[removed][1], b"")
-    else:
-        splicer.insert(shared.end_tag, b"".join(appended))
+    for index in removed:
+        start, end = shared.bounds[index]
+        splicer.replace(start, end, b"")
+    if appended:
+        added = []
+        for runs, template, block_id in appended:
+            entry = entries[template]
+            assert entry is not None
+            added.append(_new_entry(shared, entry, runs, block_id, edits))
+        splicer.insert(shared.end_tag, b"".join(added))
     if shared.unique_count is not None:
         start, end = shared.unique_count
-        count = len(shared.entries) + len(appended) - (1 if removed >= 0 else 0)
-        splicer.replace(start, end, str(count).encode("ascii"))
+        splicer.replace(start, end, str(survivors + len(appended)).encode("ascii"))
+
+
+def _compact_tail(
+    entries: list[ParagraphSkeleton | None],
+    final: dict[int, Runs],
+    pointer: dict[str, int],
+    in_place: dict[int, str],
+    removed: list[int],
+    total: int,
+) -> None:
+    """Remove each entry left at the table's end that repeats an earlier one.
+
+    Runs only once the edit has removed the entries after it, so a table the
+    edit leaves whole keeps its repeats.
+    """
+    users: dict[int, list[str]] = {}
+    for block_id, index in pointer.items():
+        users.setdefault(index, []).append(block_id)
+    last = total - len(removed) - 1
+    while last > 0 and users.get(last):
+        runs = final.get(last)
+        if runs is None:
+            entry = entries[last]
+            runs = entry.runs if entry is not None else None
+        if runs is None:
+            return
+        earlier = next(
+            (
+                index
+                for index in range(last)
+                if users.get(index) and _runs_of(entries, final, index) == runs
+            ),
+            -1,
+        )
+        if earlier < 0:
+            return
+        for block_id in users.pop(last):
+            pointer[block_id] = earlier
+            users[earlier].append(block_id)
+        final.pop(last, None)
+        in_place.pop(last, None)
+        removed.append(last)
+        last -= 1
+
+
+def _runs_of(entries: list[ParagraphSkeleton | None], final: dict[int, Runs], index: int) -> Runs:
+    if index in final:
+        return final[index]
+    entry = entries[index]
+    return entry.runs if entry is not None else ()
 
 
 def _new_entry(
