@@ -4,6 +4,7 @@ and what a format lets a change set do (``describe_format``)."""
 from __future__ import annotations
 
 import base64
+import html
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -100,23 +101,33 @@ def _codes(runs: Runs) -> list[Any]:
 # Standalone codes that stand for a value the program fills in at run time.
 _VALUE_TYPES = frozenset({"", "code:placeholder", "code:variable", "code:field"})
 # A native spelling longer than this, or spread over lines, is markup rather than a label.
-_LABEL_LIMIT = 48
-# Inline elements of XLIFF (1.2 and 2.x), whose spelling says nothing a reader needs.
+_LABEL_LIMIT = 80
+# Inline elements of XLIFF (1.2 and 2.x): their spelling says nothing, their label attributes do.
 _INTERCHANGE_ELEMENTS = frozenset(
-    {"x", "g", "bx", "ex", "ph", "pc", "sc", "ec", "bpt", "ept", "it", "mrk", "sm", "em"}
+    {"x", "g", "bx", "ex", "ph", "pc", "sc", "ec", "bpt", "ept", "it", "mrk"}
 )
-_ELEMENT_NAME = re.compile(r"</?([A-Za-z_][\w.:-]*)")
+_INTERCHANGE_MARKERS = frozenset({"sm", "em", "cp"})  # XLIFF 2 empty elements (HTML has <em>…</em>)
+_ELEMENT = re.compile(r"</?([A-Za-z_][\w.-]*(?::[A-Za-z_][\w.-]*)?)(?=[\s/>])")
+_LABEL_ATTRIBUTE = re.compile(r'\s(disp|equiv-text)="([^"]*)"')
 
 
 def _spelling(data: str) -> str | None:
-    """A code's native form when it reads as a label (``%(name)s``, ``**``, ``<b>``), else None."""
+    """A code's native form when it reads as a label (``%(name)s``, ``**``, ``<b>``), else None.
+
+    An XLIFF inline element gives its ``disp`` or ``equiv-text``; an office
+    part's namespaced markup gives nothing.
+    """
+    element = _ELEMENT.match(data)
+    name = element.group(1) if element is not None else ""
+    if name in _INTERCHANGE_ELEMENTS or (
+        name in _INTERCHANGE_MARKERS and data.rstrip().endswith("/>")
+    ):
+        labels = dict(_LABEL_ATTRIBUTE.findall(data))
+        data = html.unescape(labels.get("disp") or labels.get("equiv-text") or "")
+    elif ":" in name:
+        return None
     if not data or len(data) > _LABEL_LIMIT or not data.isprintable():
         return None
-    element = _ELEMENT_NAME.match(data)
-    if element is not None and (
-        ":" in element.group(1) or element.group(1) in _INTERCHANGE_ELEMENTS
-    ):
-        return None  # an office part's or an interchange file's own markup
     return data
 
 
