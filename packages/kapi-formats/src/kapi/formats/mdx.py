@@ -8,7 +8,8 @@ JSX tags alone (``<Tabs>``, ``<TabItem value="x" label="X">``, ``</Tabs>``,
 such lines is Markdown blocks, so text inside ``<Admonition>`` or
 ``<TabItem>`` is read and checked. ``import``/``export`` lines are an ``esm``
 block, an expression alone on its lines (``{/* note */}``) an ``expression``
-block; none of these is translatable. A Docusaurus admonition
+block, an HTML comment from a line's start (which Docusaurus allows) a
+``comment`` block; none of these is translatable. A Docusaurus admonition
 (``:::note Title`` or ``:::tip[Title]`` ... ``:::``) is a ``directive`` block
 whose title is a ``title`` block and whose body is Markdown blocks. In text, a
 JSX tag is a ``code:tag`` code (sub-type ``jsx:<name>``) and an expression a
@@ -223,6 +224,32 @@ def _expression_rule(state: Any, start: int, end: int, silent: bool) -> bool:
     return True
 
 
+def _comment_rule(state: Any, start: int, end: int, silent: bool) -> bool:
+    """An HTML comment from a line's start, blank lines and all (Docusaurus keeps MDX 1's)."""
+    src = state.src
+    pos = state.bMarks[start] + state.tShift[start]
+    if not src.startswith("<!--", pos):
+        return False
+    close = src.find("-->", pos + 4)
+    if close < 0:
+        raise BlockSyntaxError("this HTML comment never ends (--> is missing)", start)
+    index = close + 3
+    while index < len(src) and src[index] in " \t":
+        index += 1
+    if index < len(src) and src[index] != "\n":
+        return False
+    last = _line_of(state, close)
+    if last >= end:
+        return False
+    if silent:
+        return True
+    token = state.push("mdx_comment", "", 0)
+    token.map = [start, last + 1]
+    token.content = src[pos : close + 3]
+    state.line = last + 1
+    return True
+
+
 def _admonition_opener(marker: str, params: str) -> tuple[str, int, int] | None:
     match = _ADMONITION.match(params)
     if marker != ":" or match is None or match.group(1) not in ADMONITIONS:
@@ -248,6 +275,7 @@ def mdx_parser(max_nesting: int) -> Any:
         container_rule(_admonition_opener, options=False, what="admonition"),
         _ALT,
     )
+    ruler.before("blockquote", "mdx_comment", _comment_rule, _ALT)
     ruler.before("blockquote", "mdx_jsx", _jsx_rule, _ALT)
     ruler.before("paragraph", "mdx_esm", _until_blank("mdx_esm", _esm_start))
     ruler.before("paragraph", "mdx_expression", _expression_rule)
@@ -258,6 +286,7 @@ _FIXED = {
     "jsx_block": ("jsx", "jsx"),
     "mdx_esm": ("esm", "esm"),
     "mdx_expression": ("expr", "expression"),
+    "mdx_comment": ("cmt", "comment"),
 }
 
 
