@@ -353,3 +353,57 @@ def raw_package(data: bytes, *replace: RawEntry) -> list[RawEntry]:
     items = [RawEntry.of(name, content) for name, content in entries(data).items()]
     named = {entry.name: entry for entry in replace}
     return [named.pop(item.name, item) for item in items] + list(named.values())
+
+
+C = "http://schemas.openxmlformats.org/drawingml/2006/chart"
+CHART_TYPE = "application/vnd.openxmlformats-officedocument.drawingml.chart+xml"
+
+
+def chart_xml(title: str = "Sales by region", *, body: str = "") -> str:
+    """A bar chart part: a rich title, two series (one name written out, one a cached
+    reference), a data label, and a titled value axis; ``body`` replaces the plot area."""
+    rich = (
+        '<c:tx><c:rich><a:bodyPr/><a:p><a:pPr><a:defRPr b="1"/></a:pPr>'
+        f'<a:r><a:rPr lang="en-US" b="1"/><a:t>{title}</a:t></a:r></a:p></c:rich></c:tx>'
+    )
+    plot = body or (
+        '<c:plotArea><c:layout/><c:barChart><c:barDir val="col"/>'
+        '<c:ser><c:idx val="0"/><c:order val="0"/><c:tx><c:v>Revenue</c:v></c:tx>'
+        '<c:dLbls><c:dLbl><c:idx val="1"/><c:tx><c:rich><a:bodyPr/><a:p><a:r>'
+        "<a:t>Best quarter</a:t></a:r></a:p></c:rich></c:tx></c:dLbl></c:dLbls>"
+        '<c:val><c:numLit><c:ptCount val="2"/><c:pt idx="0"><c:v>1</c:v></c:pt>'
+        '<c:pt idx="1"><c:v>2</c:v></c:pt></c:numLit></c:val></c:ser>'
+        '<c:ser><c:idx val="1"/><c:order val="1"/><c:tx><c:strRef><c:f>Sheet1!$C$1</c:f>'
+        '<c:strCache><c:ptCount val="1"/><c:pt idx="0"><c:v>Costs &amp; fees</c:v></c:pt>'
+        "</c:strCache></c:strRef></c:tx></c:ser>"
+        '<c:axId val="10"/><c:axId val="20"/></c:barChart>'
+        '<c:catAx><c:axId val="10"/><c:crossAx val="20"/></c:catAx>'
+        '<c:valAx><c:axId val="20"/><c:title><c:tx><c:rich><a:bodyPr/><a:p><a:r>'
+        "<a:t>Euros</a:t></a:r></a:p></c:rich></c:tx></c:title>"
+        '<c:crossAx val="10"/></c:valAx></c:plotArea>'
+    )
+    return (
+        f'{DECLARATION}<c:chartSpace xmlns:c="{C}" xmlns:a="{A}" xmlns:r="{R}">'
+        f'<c:chart><c:title>{rich}</c:title><c:autoTitleDeleted val="0"/>{plot}'
+        '<c:plotVisOnly val="1"/></c:chart></c:chartSpace>'
+    )
+
+
+def docx_with_chart(chart: str | None = None) -> bytes:
+    """A Word document with a paragraph, an inline chart, and a paragraph after it;
+    ``chart=None`` leaves the chart part out (its relationship dangles)."""
+    frame = (
+        '<w:r><w:drawing><wp:inline><wp:extent cx="4000000" cy="3000000"/>'
+        '<wp:docPr id="1" name="Chart 1"/><a:graphic><a:graphicData '
+        f'uri="{C}"><c:chart xmlns:c="{C}" r:id="rIdChart"/></a:graphicData></a:graphic>'
+        "</wp:inline></w:drawing></w:r>"
+    )
+    parts: dict[str, str | bytes] = {}
+    if chart is not None:
+        parts["word/charts/chart1.xml"] = chart
+    return docx(
+        para(run("Before the chart")) + para(frame) + para(run("After the chart")),
+        rels=[("rIdChart", "chart", "charts/chart1.xml")],
+        parts=parts,
+        overrides={"word/charts/chart1.xml": CHART_TYPE} if chart is not None else {},
+    )

@@ -581,6 +581,9 @@ def test_entries_with_data_descriptors_are_rewritten_cleanly() -> None:
     assert changed_entries(data, out) == ["word/document.xml"]
     with zipfile.ZipFile(io.BytesIO(out)) as archive:
         assert archive.testzip() is None
+        assert all(info.flag_bits & 0x08 for info in archive.infolist())
+    # the edited entry kept its descriptor, so setting the word back gives the file's bytes
+    assert _edit_first_word(out, "Hello") == data
 
 
 def test_zip64_archive_falls_back_to_a_faithful_rewrite() -> None:

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from typing import Generic, Protocol, TypeVar
 
-from attrs import frozen
+from attrs import field, frozen
 
 from kapi.core.format import DEFAULT_LIMITS, Limits, WriteRefused
-from kapi.core.model import Document
+from kapi.core.model import Document, Text
 from kapi.formats.common import gc_paused, refuse_targets
+from kapi.formats.office.chart import ChartValue, write_value
 from kapi.formats.office.inline import ParagraphSkeleton, PartEdits
 from kapi.formats.office.package import OfficePackage, open_package, write_package
 
@@ -73,10 +74,14 @@ class OfficeFormat(Generic[SkeletonT]):
 
 @frozen
 class ParagraphsSkeleton:
-    """The package and, per block, the paragraphs it was read from: ``(part, paragraph)``."""
+    """The package and, per block, the paragraphs it was read from: ``(part, paragraph)``.
+
+    ``values`` holds the blocks that are a chart's plain value (a series name).
+    """
 
     package: OfficePackage
     paragraphs: dict[str, tuple[tuple[str, ParagraphSkeleton], ...]]
+    values: dict[str, ChartValue] = field(factory=dict)
 
 
 ParagraphsT = TypeVar("ParagraphsT", bound=ParagraphsSkeleton)
@@ -93,6 +98,11 @@ class ParagraphFormat(OfficeFormat[ParagraphsT]):
         one held.
         """
         for block in document.blocks:
+            value = skeleton.values.get(block.id)
+            if value is not None:
+                if block.source != (Text(value.text),):
+                    write_value(value, block.source, edits, block.id)
+                continue
             found = skeleton.paragraphs.get(block.id)
             if not found or block.source == found[0][1].runs:
                 continue

@@ -62,6 +62,7 @@ from kapi.core.edition import EditionKeyError, canonical_locale
 from kapi.core.format import WriteRefused
 from kapi.core.model import Block, Document, PcClose, PcOpen, Ph
 from kapi.formats.common import canonical_or_error
+from kapi.formats.office.chart import ChartValue, chart_blocks, chart_parts
 from kapi.formats.office.codec import ParagraphFormat, ParagraphsSkeleton
 from kapi.formats.office.inline import (
     CONTAINER,
@@ -274,15 +275,21 @@ class DocxFormat(ParagraphFormat[DocxSkeleton]):
                     parts.append(entry)
         blocks: list[Block] = []
         paragraphs: dict[str, tuple[tuple[str, ParagraphSkeleton], ...]] = {}
+        values: dict[str, ChartValue] = {}
+        charts: set[str] = set()
         for part in parts:
             reader = _PartReader(package, part, styles, doc_locale)
             blocks.extend(reader.blocks)
             paragraphs.update(reader.paragraphs)
+            for chart in chart_parts(package, part, charts):
+                blocks += chart_blocks(
+                    package, chart, f"{chart}#", doc_locale, {}, paragraphs, values
+                )
         return Document(
             format=self.name,
             blocks=tuple(blocks),
             locale=doc_locale,
-            skeleton=DocxSkeleton(package, paragraphs),
+            skeleton=DocxSkeleton(package, paragraphs, values),
         )
 
 

@@ -39,7 +39,8 @@ edit did not touch as it was, without inflating it: same name and order,
 local header and compressed bytes verbatim, central directory record (date,
 attributes, creator system, extra field, comment) kept, only offsets
 updated. An edited part is compressed with its original method and level
-flag. An archive this byte-copy cannot represent (zip64, a prefix before the
+flag, and keeps its data descriptor when it had one (so an edit set back
+gives the same bytes). An archive this byte-copy cannot represent (zip64, a prefix before the
 first entry) is rewritten entry by entry through ``zipfile`` with the same
 metadata instead, every entry inflated through the same budgets.
 """
@@ -75,6 +76,7 @@ _OUT_CHUNK = 256 * 1024  # the most one zlib call inflates
 _CENTRAL_RECORD = b"PK\x01\x02"
 _LOCAL = struct.Struct("<IHHHHHIIIHH")  # a local file header
 _LOCAL_RECORD = 0x04034B50
+_DESCRIPTOR = b"PK\x07\x08"  # the optional signature of a data descriptor
 # Everything zipfile raises on a damaged directory: a negative or huge offset
 # (ValueError, OverflowError), a short record (struct.error, EOFError), a
 # name that is not UTF-8 (UnicodeDecodeError, a ValueError), an unknown zip
@@ -637,7 +639,17 @@ def _copy_write(package: OfficePackage, changed: Mapping[str, bytes]) -> bytes:
         crc = zlib.crc32(content) & 0xFFFFFFFF
         if len(content) >= 0xFFFFFFFF or len(compressed) >= 0xFFFFFFFF:
             raise _NeedsZipfile
-        flags &= ~0x0008  # sizes are in the header now; no data descriptor follows
+        sizes = (crc, len(compressed), len(content))
+        descriptor = b""
+        header_sizes = sizes
+        if flags & 0x0008:
+            # The entry's sizes follow its data, as the file had them: keep that shape
+            # (and the header's zeros) so an edit set back gives the same bytes.
+            data_end = package._spans[info.filename][1]
+            signed = data[data_end : data_end + 4] == _DESCRIPTOR
+            descriptor = (_DESCRIPTOR if signed else b"") + struct.pack("<III", *sizes)
+            if (_crc, _csize, _usize) == (0, 0, 0):
+                header_sizes = (0, 0, 0)
         out.write(
             _LOCAL.pack(
                 signature,
@@ -646,15 +658,14 @@ def _copy_write(package: OfficePackage, changed: Mapping[str, bytes]) -> bytes:
                 method,
                 mtime,
                 mdate,
-                crc,
-                len(compressed),
-                len(content),
+                *header_sizes,
                 name_len,
                 extra_len,
             )
         )
         out.write(name_and_extra)
         out.write(compressed)
+        out.write(descriptor)
         new_fields[key] = (flags, crc, len(compressed), len(content))
 
     directory_at = out.tell()
@@ -670,9 +681,7 @@ def _copy_write(package: OfficePackage, changed: Mapping[str, bytes]) -> bytes:
                 bytes(record[_CENTRAL_FIXED + name_len : _CENTRAL_FIXED + name_len + extra_len])
             ):
                 raise _NeedsZipfile
-            flags, crc, compressed_size, size = fields
-            central_flags = struct.unpack("<H", record[8:10])[0] & ~0x0008
-            struct.pack_into("<H", record, 8, central_flags)
+            _flags, crc, compressed_size, size = fields
             struct.pack_into("<III", record, 16, crc, compressed_size, size)
         out.write(record)
     directory_size = out.tell() - directory_at

@@ -34,15 +34,23 @@ document's language is the ``locale`` argument, else ``en``. Limits: those of
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections import Counter
 from collections.abc import Mapping
 
-from attrs import field, frozen
+from attrs import evolve, field, frozen
 
 from kapi.core.format import FormatError, WriteRefused
 from kapi.core.model import Block, Document, Runs, Text
 from kapi.formats.common import canonical_or_error
+from kapi.formats.office.chart import (
+    ChartValue,
+    chart_blocks,
+    chart_parts,
+    splice_value,
+    write_value,
+)
 from kapi.formats.office.codec import OfficeFormat
 from kapi.formats.office.inline import (
     RUN_PAIR,
@@ -116,6 +124,10 @@ class XlsxSkeleton:
     cells: dict[str, _Cell]
     shared: _SharedStrings | None
     users: dict[int, list[str]]  # shared string index -> cells using it
+    charts: dict[str, tuple[tuple[str, ParagraphSkeleton], ...]] = field(factory=dict)
+    values: dict[str, ChartValue] = field(factory=dict)  # chart text written out
+    linked: dict[str, str] = field(factory=dict)  # chart block -> the cell its text is
+    caches: dict[str, list[ChartValue]] = field(factory=dict)  # cell -> chart caches of it
 
 
 class XlsxFormat(OfficeFormat[XlsxSkeleton]):
@@ -140,6 +152,7 @@ class XlsxFormat(OfficeFormat[XlsxSkeleton]):
         blocks: list[Block] = []
         cells: dict[str, _Cell] = {}
         users: dict[int, list[str]] = {}
+        charts = _Charts(package, doc_locale)
         for sheet_name, rel_id in sheets:
             relationship = by_id.get(rel_id)
             if relationship is None:
@@ -148,23 +161,44 @@ class XlsxFormat(OfficeFormat[XlsxSkeleton]):
                     path=path,
                     capability="dangling-relationship",
                 )
+            if relationship.is_type("chartsheet"):
+                if package.find(relationship.target) is not None:
+                    blocks += charts.of_sheet(relationship.target, sheet_name)
+                continue
             if not relationship.is_type("worksheet"):
                 continue
             part = package.target(main, relationship)
             _SheetReader(package, part, sheet_name, shared, doc_locale, blocks, cells, users)
+            blocks += charts.of_sheet(part, sheet_name)
+        blocks = charts.link(blocks, cells)
         return Document(
             format=self.name,
             blocks=tuple(blocks),
             locale=doc_locale,
-            skeleton=XlsxSkeleton(package, cells, shared, users),
+            skeleton=XlsxSkeleton(
+                package,
+                cells,
+                shared,
+                users,
+                charts.paragraphs,
+                charts.values,
+                charts.linked,
+                charts.caches,
+            ),
         )
 
     def _edit(self, document: Document, skeleton: XlsxSkeleton, edits: PartEdits) -> None:
         shared_edits: dict[int, list[tuple[str, Runs]]] = {}
         for block in document.blocks:
+            if _edit_chart(skeleton, block, edits):
+                continue
             cell = skeleton.cells.get(block.id)
             if cell is None or block.source == cell.runs:
                 continue
+            for cache in skeleton.caches.get(block.id, ()):
+                text = "".join(run.text for run in block.source if isinstance(run, Text))
+                if text != cache.text:
+                    splice_value(cache, text, edits, block.id)
             if cell.kind == "value":
                 raise WriteRefused(
                     f"block {block.id}: formulas and values are not editable text; change them "
@@ -179,6 +213,85 @@ class XlsxFormat(OfficeFormat[XlsxSkeleton]):
                 shared_edits.setdefault(cell.index, []).append((block.id, block.source))
         if shared_edits:
             _write_shared(skeleton, shared_edits, edits)
+
+
+def _edit_chart(skeleton: XlsxSkeleton, block: Block, edits: PartEdits) -> bool:
+    """Write an edited chart block; whether the block is a chart's."""
+    found = skeleton.charts.get(block.id)
+    if found is not None:
+        part, paragraph = found[0]
+        if block.source != paragraph.runs:
+            edits.paragraph(part, paragraph, block.source, block.id)
+        return True
+    value = skeleton.values.get(block.id)
+    if value is None:
+        return False
+    if block.source == (Text(value.text),):
+        return True
+    cell = skeleton.linked.get(block.id)
+    if cell is not None or value.formula:
+        source = f"cell {cell}" if cell else f"the reference {value.formula}"
+        raise WriteRefused(
+            f"block {block.id}: this chart text is {source}, which Excel reads again "
+            f"when it opens the workbook; edit {'that cell' if cell else 'what it refers to'}, "
+            "and kapi updates the chart's copy",
+            capability="editable",
+            block=block.id,
+        )
+    write_value(value, block.source, edits, block.id)
+    return True
+
+
+class _Charts:
+    """The charts of the workbook's sheets, read into blocks."""
+
+    def __init__(self, package: OfficePackage, locale: str) -> None:
+        self.package = package
+        self.locale = locale
+        self.seen: set[str] = set()
+        self.paragraphs: dict[str, tuple[tuple[str, ParagraphSkeleton], ...]] = {}
+        self.values: dict[str, ChartValue] = {}
+        self.linked: dict[str, str] = {}
+        self.caches: dict[str, list[ChartValue]] = {}
+
+    def of_sheet(self, part: str, sheet: str) -> list[Block]:
+        """The chart blocks of a worksheet's or chart sheet's drawings (a missing one passed over)."""
+        blocks: list[Block] = []
+        package = self.package
+        for drawing in package.related(part, "drawing"):
+            if drawing.external or package.find(drawing.target) is None:
+                continue
+            for chart in chart_parts(package, drawing.target, self.seen):
+                stem = posixpath.splitext(posixpath.basename(chart))[0]
+                blocks += chart_blocks(
+                    package,
+                    chart,
+                    f"{sheet}!{stem}/",
+                    self.locale,
+                    {"sheet": sheet},
+                    self.paragraphs,
+                    self.values,
+                )
+        return blocks
+
+    def link(self, blocks: list[Block], cells: dict[str, _Cell]) -> list[Block]:
+        """A chart text that refers to a cell is the cell's: not translatable on its own."""
+        out: list[Block] = []
+        for block in blocks:
+            value = self.values.get(block.id)
+            if value is None or not value.formula:
+                out.append(block)
+                continue
+            named = value.cell()
+            cell_id = f"{named[0]}!{named[1]}" if named is not None else ""
+            properties = dict(block.properties)
+            properties["source"] = cell_id or value.formula
+            if cell_id in cells:
+                self.linked[block.id] = cell_id
+                if cells[cell_id].kind != "value":
+                    self.caches.setdefault(cell_id, []).append(value)
+            out.append(evolve(block, translatable=False, properties=properties))
+        return out
 
 
 def _write_shared(

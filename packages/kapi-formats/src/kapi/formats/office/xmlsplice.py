@@ -35,6 +35,8 @@ NAMESPACES: dict[str, str] = {
     "http://schemas.openxmlformats.org/officeDocument/2006/relationships": "r",
     "http://purl.oclc.org/ooxml/officeDocument/relationships": "r",
     "http://schemas.openxmlformats.org/drawingml/2006/main": "a",
+    "http://schemas.openxmlformats.org/drawingml/2006/chart": "c",
+    "http://purl.oclc.org/ooxml/drawingml/chart": "c",
     "http://purl.oclc.org/ooxml/drawingml/main": "a",
     "http://schemas.openxmlformats.org/presentationml/2006/main": "p",
     "http://purl.oclc.org/ooxml/presentationml/main": "p",

@@ -1,0 +1,383 @@
+"""Chart text in DOCX, XLSX and PPTX: titles, axis titles, series names and data labels as blocks."""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from kapi.core.format import FormatError, WriteRefused
+from kapi.core.model import Document, PcClose, PcOpen, Runs, Text, plain_text
+from kapi.formats.office.docx import DocxFormat
+from kapi.formats.office.pptx import PptxFormat
+from kapi.formats.office.xlsx import XlsxFormat
+
+
+def _fixtures():  # type: ignore[no-untyped-def]
+    found = sys.modules.get("office_fixtures")
+    if found is None:
+        spec = importlib.util.spec_from_file_location(
+            "office_fixtures", Path(__file__).with_name("office_fixtures.py")
+        )
+        assert spec is not None and spec.loader is not None
+        found = importlib.util.module_from_spec(spec)
+        sys.modules["office_fixtures"] = found
+        spec.loader.exec_module(found)
+    return found
+
+
+fx = _fixtures()
+DOCX, XLSX, PPTX = DocxFormat(), XlsxFormat(), PptxFormat()
+CHART = "word/charts/chart1.xml"
+NO_SOFFICE = pytest.mark.skipif(
+    shutil.which("soffice") is None, reason="LibreOffice is not installed"
+)
+
+
+def _edit(document: Document, changes: dict[str, Runs | str]) -> Document:
+    def runs(value: Runs | str) -> Runs:
+        return (Text(value),) if isinstance(value, str) else value
+
+    return document.with_blocks(
+        tuple(
+            block.with_source(runs(changes[block.id])) if block.id in changes else block
+            for block in document.blocks
+        )
+    )
+
+
+def _pdf(tmp_path: Path, *files: Path) -> None:
+    """LibreOffice opens each file and prints it to PDF (it refuses a corrupt one)."""
+    result = subprocess.run(
+        [
+            "soffice",
+            f"-env:UserInstallation=file://{tmp_path / 'profile'}",
+            "--headless",
+            "--convert-to",
+            "pdf",
+            "--outdir",
+            str(tmp_path / "pdf"),
+            *map(str, files),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert result.returncode == 0, result.stderr
+    for file in files:
+        assert (tmp_path / "pdf" / file.with_suffix(".pdf").name).read_bytes().startswith(b"%PDF")
+
+
+# --- DOCX: a chart composed by hand ---------------------------------------------------------
+
+
+def test_a_word_chart_gives_its_title_axis_title_series_names_and_labels() -> None:
+    document = DOCX.read(fx.docx_with_chart(fx.chart_xml()))
+    charts = [(b.id, b.role, plain_text(b.source)) for b in document.blocks if "charts" in b.id]
+    assert charts == [
+        (f"{CHART}#title/p1", "chart-title", "Sales by region"),
+        (f"{CHART}#series1", "series-name", "Revenue"),
+        (f"{CHART}#series1/label2/p1", "data-label", "Best quarter"),
+        (f"{CHART}#series2", "series-name", "Costs & fees"),
+        (f"{CHART}#axis2/title/p1", "axis-title", "Euros"),
+    ]
+    assert all(b.translatable for b in document.blocks)
+    assert document.blocks[-1].properties == {"part": CHART}
+
+
+def test_a_word_chart_edited_changes_only_the_edited_text_and_set_back_gives_the_bytes() -> None:
+    data = fx.docx_with_chart(fx.chart_xml())
+    document = DOCX.read(data)
+    assert DOCX.write(document) == data
+    edited = DOCX.write(
+        _edit(
+            document,
+            {
+                f"{CHART}#title/p1": "Ventes par région",
+                f"{CHART}#series1": "Chiffre <d'affaires>",
+                f"{CHART}#series2": "Coûts",
+                f"{CHART}#axis2/title/p1": "Euros (k)",
+            },
+        )
+    )
+    assert fx.changed_entries(data, edited) == [CHART]
+    before = fx.entries(data)[CHART].decode()
+    after = fx.entries(edited)[CHART].decode()
+    assert after == (
+        before.replace("<a:t>Sales by region</a:t>", "<a:t>Ventes par région</a:t>")
+        .replace("<c:v>Revenue</c:v>", "<c:v>Chiffre &lt;d'affaires&gt;</c:v>")
+        .replace("<c:v>Costs &amp; fees</c:v>", "<c:v>Coûts</c:v>")
+        .replace("<a:t>Euros</a:t>", "<a:t>Euros (k)</a:t>")
+    )
+    again = {b.id: plain_text(b.source) for b in DOCX.read(edited).blocks}
+    assert again[f"{CHART}#series1"] == "Chiffre <d'affaires>"
+    originals = {b.id: b.source for b in document.blocks}
+    restored = DOCX.write(_edit(DOCX.read(edited), originals))  # type: ignore[arg-type]
+    assert fx.changed_entries(data, restored) == []
+    assert restored == data
+
+
+def test_a_series_name_takes_no_codes() -> None:
+    document = DOCX.read(fx.docx_with_chart(fx.chart_xml()))
+    bold = (
+        PcOpen(id="1", type="fmt:bold", data='<a:r><a:rPr b="1"/>'),
+        Text("Revenue"),
+        PcClose(id="1", type="fmt:bold", data="</a:r>"),
+    )
+    with pytest.raises(WriteRefused) as caught:
+        DOCX.write(_edit(document, {f"{CHART}#series1": bold}))
+    assert caught.value.capability == "editable"
+    assert "plain text" in str(caught.value)
+
+
+def test_a_chart_part_missing_from_the_file_is_passed_over_and_the_rest_edits() -> None:
+    data = fx.docx_with_chart(None)
+    document = DOCX.read(data)
+    assert [b.id for b in document.blocks] == ["word/document.xml#p1", "word/document.xml#p3"]
+    edited = DOCX.write(_edit(document, {"word/document.xml#p3": "Nach dem Diagramm"}))
+    assert fx.changed_entries(data, edited) == ["word/document.xml"]
+    assert b'r:id="rIdChart"' in fx.entries(edited)["word/document.xml"]
+
+
+def test_a_chart_part_that_is_not_well_formed_is_refused_naming_the_part() -> None:
+    data = fx.docx_with_chart(fx.chart_xml().replace("</c:title>", ""))
+    with pytest.raises(FormatError) as caught:
+        DOCX.read(data, path="report.docx")
+    assert CHART in str(caught.value) and caught.value.line is not None
+
+
+def test_kapi_inspect_lists_a_broken_charts_document_without_a_traceback(tmp_path: Path) -> None:
+    good = tmp_path / "good.docx"
+    good.write_bytes(fx.docx_with_chart(None))
+    bad = tmp_path / "bad.docx"
+    bad.write_bytes(fx.docx_with_chart("<c:chartSpace"))
+    kapi = Path(sys.executable).with_name("kapi")
+    result = subprocess.run(
+        [str(kapi), "inspect", "--jsonl", "good.docx", "bad.docx"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PATH": "/usr/bin:/bin", "KAPI_NO_PROJECT": "1", "HOME": str(tmp_path)},
+    )
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    assert CHART in result.stderr
+    assert "After the chart" in result.stdout
+
+
+# --- PPTX: a chart python-pptx makes (with its embedded workbook) -------------------------------
+
+
+def _deck() -> bytes:
+    pptx = pytest.importorskip("pptx")
+    from pptx.chart.data import CategoryChartData
+    from pptx.enum.chart import XL_CHART_TYPE
+    from pptx.util import Inches
+
+    deck = pptx.Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[5])
+    slide.shapes.title.text = "Quarterly results"
+    data = CategoryChartData()
+    data.categories = ["Q1", "Q2", "Q3"]
+    data.add_series("North region", (1.0, 2.0, 3.0))
+    data.add_series("South region", (2.0, 1.5, 2.5))
+    frame = slide.shapes.add_chart(
+        XL_CHART_TYPE.COLUMN_CLUSTERED, Inches(1), Inches(2), Inches(6), Inches(4), data
+    )
+    chart = frame.chart
+    chart.has_title = True
+    chart.chart_title.text_frame.text = "Revenue per quarter"
+    chart.value_axis.has_title = True
+    chart.value_axis.axis_title.text_frame.text = "Million euros"
+    buffer = io.BytesIO()
+    deck.save(buffer)
+    return buffer.getvalue()
+
+
+def test_a_powerpoint_chart_is_read_edited_and_python_pptx_reads_the_edit() -> None:
+    pptx = pytest.importorskip("pptx")
+    data = _deck()
+    document = PPTX.read(data)
+    charts = {
+        b.id: (b.role, plain_text(b.source)) for b in document.blocks if b.id.startswith("chart")
+    }
+    assert charts == {
+        "chart1/title/p1": ("chart-title", "Revenue per quarter"),
+        "chart1/series1": ("series-name", "North region"),
+        "chart1/series2": ("series-name", "South region"),
+        "chart1/axis2/title/p1": ("axis-title", "Million euros"),
+    }
+    assert PPTX.write(document) == data
+    edited = PPTX.write(
+        _edit(
+            document,
+            {
+                "chart1/title/p1": "Umsatz pro Quartal",
+                "chart1/series1": "Region Nord",
+                "chart1/axis2/title/p1": "Millionen Euro",
+            },
+        )
+    )
+    assert fx.changed_entries(data, edited) == ["ppt/charts/chart1.xml"]
+    chart = pptx.Presentation(io.BytesIO(edited)).slides[0].shapes[1].chart
+    assert chart.chart_title.text_frame.text == "Umsatz pro Quartal"
+    assert [series.name for series in chart.plots[0].series] == ["Region Nord", "South region"]
+    assert chart.value_axis.axis_title.text_frame.text == "Millionen Euro"
+    restored = PPTX.write(
+        _edit(
+            PPTX.read(edited),
+            {
+                "chart1/title/p1": "Revenue per quarter",
+                "chart1/series1": "North region",
+                "chart1/axis2/title/p1": "Million euros",
+            },
+        )
+    )
+    assert fx.changed_entries(data, restored) == []
+    assert restored == data
+
+
+# --- XLSX: a chart openpyxl makes, saved again by LibreOffice (which caches the names) ----------
+
+
+def _workbook_with_chart() -> bytes:
+    openpyxl = pytest.importorskip("openpyxl")
+    from openpyxl.chart import BarChart, Reference
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "Sales"
+    for row in [("Region", "Revenue", "Costs"), ("North", 120, 80), ("South", 90, 70)]:
+        sheet.append(row)
+    chart = BarChart()
+    chart.title = "Revenue by region"
+    chart.y_axis.title = "Euros"
+    chart.add_data(
+        Reference(sheet, min_col=2, min_row=1, max_col=3, max_row=3), titles_from_data=True
+    )
+    chart.set_categories(Reference(sheet, min_col=1, min_row=2, max_row=3))
+    sheet.add_chart(chart, "E2")
+    buffer = io.BytesIO()
+    book.save(buffer)
+    return buffer.getvalue()
+
+
+def test_an_openpyxl_chart_title_is_a_block_named_after_its_sheet() -> None:
+    data = _workbook_with_chart()
+    document = XLSX.read(data)
+    charts = {b.id: (b.role, plain_text(b.source)) for b in document.blocks if "chart" in b.id}
+    assert charts == {
+        "Sales!chart1/title/p1": ("chart-title", "Revenue by region"),
+        "Sales!chart1/axis2/title/p1": ("axis-title", "Euros"),
+    }
+    assert XLSX.write(document) == data
+    edited = XLSX.write(_edit(document, {"Sales!chart1/title/p1": "Umsatz nach Region"}))
+    assert fx.changed_entries(data, edited) == ["xl/charts/chart1.xml"]
+
+
+@pytest.fixture(scope="module")
+def libreoffice_workbook(tmp_path_factory: pytest.TempPathFactory) -> bytes:
+    if shutil.which("soffice") is None:
+        pytest.skip("LibreOffice is not installed")
+    folder = tmp_path_factory.mktemp("lo")
+    source = folder / "made.xlsx"
+    source.write_bytes(_workbook_with_chart())
+    subprocess.run(
+        [
+            "soffice",
+            f"-env:UserInstallation=file://{folder / 'profile'}",
+            "--headless",
+            "--convert-to",
+            "xlsx",
+            "--outdir",
+            str(folder / "out"),
+            str(source),
+        ],
+        capture_output=True,
+        timeout=240,
+        check=True,
+    )
+    return (folder / "out" / "made.xlsx").read_bytes()
+
+
+def _cache(data: bytes, formula: str) -> str:
+    chart = fx.entries(data)["xl/charts/chart1.xml"].decode()
+    found = re.search(re.escape(formula) + r"</c:f><c:strCache>.*?<c:v>(.*?)</c:v>", chart)
+    assert found is not None
+    return found.group(1)
+
+
+def test_a_series_name_in_a_workbook_is_its_cell_and_follows_the_cells_edits(
+    libreoffice_workbook: bytes,
+) -> None:
+    openpyxl = pytest.importorskip("openpyxl")
+    data = libreoffice_workbook
+    document = XLSX.read(data)
+    by_id = {b.id: b for b in document.blocks}
+    series = by_id["Sales!chart1/series1"]
+    assert (series.translatable, series.role, plain_text(series.source)) == (
+        False,
+        "series-name",
+        "Revenue",
+    )
+    assert series.properties["source"] == "Sales!B1"
+    with pytest.raises(WriteRefused) as caught:
+        XLSX.write(_edit(document, {"Sales!chart1/series1": "Umsatz"}))
+    assert "Sales!B1" in str(caught.value)
+
+    edited = XLSX.write(_edit(document, {"Sales!B1": "Umsatz", "Sales!chart1/title/p1": "Umsatz"}))
+    assert _cache(edited, "Sales!B1") == "Umsatz"
+    assert _cache(edited, "Sales!C1") == "Costs"
+    again = {b.id: plain_text(b.source) for b in XLSX.read(edited).blocks}
+    assert again["Sales!chart1/series1"] == "Umsatz" == again["Sales!B1"]
+    book = openpyxl.load_workbook(io.BytesIO(edited))
+    assert [cell.value for cell in book["Sales"][1]][:3] == ["Region", "Umsatz", "Costs"]
+    restored = XLSX.write(
+        _edit(
+            XLSX.read(edited), {"Sales!B1": "Revenue", "Sales!chart1/title/p1": "Revenue by region"}
+        )
+    )
+    assert fx.changed_entries(data, restored) == []
+    assert restored == data
+
+
+@NO_SOFFICE
+def test_libreoffice_opens_every_edited_chart(tmp_path: Path, libreoffice_workbook: bytes) -> None:
+    files = []
+    word = DOCX.read(fx.docx_with_chart(fx.chart_xml()))
+    files.append(
+        (
+            "report.docx",
+            DOCX.write(_edit(word, {f"{CHART}#series1": "Umsatz", f"{CHART}#title/p1": "Titel"})),
+        )
+    )
+    deck = PPTX.read(_deck())
+    files.append(
+        (
+            "deck.pptx",
+            PPTX.write(_edit(deck, {"chart1/series2": "Süd", "chart1/title/p1": "Titel"})),
+        )
+    )
+    book = XLSX.read(libreoffice_workbook)
+    files.append(
+        (
+            "book.xlsx",
+            XLSX.write(_edit(book, {"Sales!C1": "Kosten", "Sales!chart1/title/p1": "Titel"})),
+        )
+    )
+    paths = []
+    for name, content in files:
+        path = tmp_path / name
+        path.write_bytes(content)
+        with zipfile.ZipFile(path) as archive:
+            assert archive.testzip() is None
+        paths.append(path)
+    _pdf(tmp_path, *paths)
