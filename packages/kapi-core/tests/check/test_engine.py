@@ -80,6 +80,7 @@ def test_clean_file_passes_with_every_analyzer_accounted_for() -> None:
         "voice.llm": "not_requested",
         "placeholder": "not_requested",
         "dnt": "not_requested",
+        "qa": "not_requested",
     }
     canaries = {run.id: run.canary.status for run in report.execution.analyzers if run.canary}  # type: ignore[union-attr]
     assert canaries == {"hygiene": "caught", "voice.rules": "caught", "terms": "caught"}

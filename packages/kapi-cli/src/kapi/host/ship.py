@@ -13,7 +13,11 @@ from kapi.host.wire import converter
 __all__ = ["GATES", "ShipFinding", "ShipGate", "ShipReport", "ShipSummary", "ship_report"]
 
 GATES = ("voice", "terminology", "qa")
-_FAMILIES = {"voice": ("voice.",), "terminology": ("terms.",), "qa": ("placeholder.", "dnt.")}
+_FAMILIES = {
+    "voice": ("voice.",),
+    "terminology": ("terms.",),
+    "qa": ("placeholder.", "dnt.", "qa."),
+}
 
 
 @frozen

@@ -19,7 +19,7 @@ from kapi.core.check.matcher import contains_phrase
 from kapi.core.check.text import PLACEHOLDER_PATTERN, TextView
 from kapi.core.model import Block, PcClose, PcOpen, Ph, Plural, Runs, Select, Text, plain_text
 
-__all__ = ["DntAnalyzer", "PlaceholderAnalyzer", "dnt_terms", "placeholders"]
+__all__ = ["DntAnalyzer", "PlaceholderAnalyzer", "bilingual_plan", "dnt_terms", "placeholders"]
 
 
 def placeholders(runs: Runs) -> Counter[str]:
@@ -48,7 +48,7 @@ def _union(counters: Iterable[Counter[str]]) -> Counter[str]:
     return out
 
 
-def _bilingual_plan(unit: CheckUnit) -> tuple[AnalyzerStatus, str] | None:
+def bilingual_plan(unit: CheckUnit) -> tuple[AnalyzerStatus, str] | None:
     if not unit.target_locale:
         return AnalyzerStatus.NOT_REQUESTED, "no target side (--target and --target-lang)"
     if not unit.targets:
@@ -69,7 +69,7 @@ class PlaceholderAnalyzer(Analyzer):
     family = "placeholder"
 
     def plan(self, unit: CheckUnit) -> tuple[AnalyzerStatus, str] | None:
-        return _bilingual_plan(unit)
+        return bilingual_plan(unit)
 
     def required(self, unit: CheckUnit) -> bool:
         return bool(unit.target_locale) or super().required(unit)
@@ -136,7 +136,7 @@ class DntAnalyzer(Analyzer):
     family = "dnt"
 
     def plan(self, unit: CheckUnit) -> tuple[AnalyzerStatus, str] | None:
-        planned = _bilingual_plan(unit)
+        planned = bilingual_plan(unit)
         if planned is not None:
             return planned
         if not dnt_terms(unit):

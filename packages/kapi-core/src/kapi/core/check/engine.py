@@ -37,6 +37,7 @@ from kapi.core.check.length import LengthAnalyzer
 from kapi.core.check.matcher import is_english
 from kapi.core.check.options import CheckOptions
 from kapi.core.check.patterns import PatternAnalyzer
+from kapi.core.check.qa import QaAnalyzer
 from kapi.core.check.report import (
     AnalyzerRun,
     ContextRecord,
@@ -95,6 +96,7 @@ def default_analyzers() -> tuple[Analyzer, ...]:
         VoiceLlmAnalyzer(),
         PlaceholderAnalyzer(),
         DntAnalyzer(),
+        QaAnalyzer(),
     )
 
 

@@ -1,0 +1,463 @@
+"""Translation QA: what a target must keep of its source, and what usually shows a slip.
+
+Critical rules (a finding fails the check) compare what the program reading
+the string depends on: printf conversions (``%s``, ``%5.2f``, ``%(name)s``;
+positional ``%1$s`` may be reordered, and a date format such as
+``%b %d, %Y`` may be reordered as a language writes dates), brace
+placeholders (``{0}``, ``{name}``, ``{{x}}``), variables (``${x}``,
+``$name``), backslash escapes, newlines, tabs, XML/HTML tags, and plural and
+select structure (same pivots, the forms the target language needs, the same
+select cases). Advisory rules (findings that do not fail) point at a likely
+slip: an empty or unchanged target, leading or trailing whitespace that
+differs, end punctuation that differs (full stop and ``。``, question marks
+``?`` ``؟`` ``？`` and the Greek ``;`` count as the same), and a target far
+longer or shorter than its source.
+
+Codes the formats made are compared by the text they stand for, so a
+``%(provider)s`` a PO reader turned into a code counts as that conversion.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+
+from attrs import frozen
+
+from kapi.core.check.analyzers import Analyzer, AnalyzerStatus, CheckUnit, Probe
+from kapi.core.check.bilingual import bilingual_plan, placeholders
+from kapi.core.check.findings import Finding
+from kapi.core.model import Block, PcClose, PcOpen, Ph, Plural, Runs, Select, Sub, Text
+
+__all__ = ["CRITICAL", "QaAnalyzer", "QaIssue", "language_plural_forms", "qa_issues"]
+
+
+@frozen
+class QaIssue:
+    """One QA rule a target breaks: the rule, what is wrong, and whether it fails the check."""
+
+    rule: str
+    message: str
+    fails: bool
+    token: str = ""  # the placeholder, variable or tag lacking or added, when that is the issue
+
+
+CRITICAL = (
+    "qa.printf",
+    "qa.brace",
+    "qa.variables",
+    "qa.escapes",
+    "qa.newlines",
+    "qa.tabs",
+    "qa.xmltags",
+    "qa.plural",
+    "qa.select",
+)
+
+_PRINTF = re.compile(
+    r"%(?:(?P<ord>\d+)\$|\((?P<key>[A-Za-z0-9_.-]+)\))?"
+    r"(?P<spec>[-+0#]*(?:\d+|\*)?(?:\.(?:\d+|\*))?(?:hh|h|ll|l|L|q|j|z|t)?[diouxXeEfFgGaAcspn@r])"
+)
+_BRACE = re.compile(
+    r"\{\{[^{}\n]+\}\}|\{[A-Za-z0-9_]*(?:[.\[][^{}\n]*)?(?:![rsa])?(?::[^{}\n]*)?\}"
+)
+_VARIABLE = re.compile(r"\$\{[^{}\n]+\}|\$[A-Za-z_][A-Za-z0-9_]*")
+_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9:_-]*)(?:\s[^<>]*)?(/?)>")
+_ENDS = {
+    ".": ".",
+    "。": ".",
+    "．": ".",
+    "।": ".",
+    "۔": ".",
+    "?": "?",
+    "？": "?",
+    "؟": "?",
+    "!": "!",
+    "！": "!",
+    ":": ":",
+    "：": ":",
+    ",": ",",
+    "，": ",",
+    "、": ",",
+    "،": ",",
+    ";": ";",
+    "；": ";",
+    "؛": ";",
+    "…": "…",
+}
+
+# The CLDR plural categories a target must give, by language; languages not here need
+# ``other``. ``many`` of French, Spanish, Italian, Portuguese and Catalan (numbers such as
+# a million) is left out: gettext catalogues of those languages have two forms.
+_PLURAL_FORMS: dict[str, tuple[str, ...]] = {
+    **{lang: ("other",) for lang in ("ja", "zh", "ko", "vi", "th", "id", "ms", "lo", "my")},
+    **{
+        lang: ("one", "other")
+        for lang in [
+            "en",
+            "de",
+            "nl",
+            "sv",
+            "da",
+            "nb",
+            "nn",
+            "no",
+            "fi",
+            "et",
+            "it",
+            "es",
+            "pt",
+            "ca",
+            "el",
+            "hu",
+            "tr",
+            "bg",
+            "sq",
+            "eu",
+            "gl",
+            "af",
+            "fr",
+            "hi",
+            "bn",
+            "fa",
+            "ur",
+            "sw",
+            "ta",
+            "te",
+            "ml",
+            "kn",
+            "mr",
+            "gu",
+            "hy",
+            "ka",
+            "az",
+            "kk",
+            "ky",
+            "uz",
+            "mn",
+            "ne",
+            "si",
+            "am",
+        ]
+    },
+    **{lang: ("one", "few", "many", "other") for lang in ("ru", "uk", "be", "pl", "lt")},
+    **{lang: ("one", "few", "other") for lang in ("hr", "sr", "bs", "ro", "mo")},
+    "cs": ("one", "few", "other"),
+    "sk": ("one", "few", "other"),
+    "sl": ("one", "two", "few", "other"),
+    "lv": ("zero", "one", "other"),
+    "he": ("one", "two", "other"),
+    "ar": ("zero", "one", "two", "few", "many", "other"),
+    "cy": ("zero", "one", "two", "few", "many", "other"),
+    "ga": ("one", "two", "few", "many", "other"),
+    "mt": ("one", "few", "many", "other"),
+}
+
+
+def language_plural_forms(language: str) -> tuple[str, ...]:
+    """The plural categories a target in ``language`` gives (``other`` when unknown)."""
+    base = language.replace("_", "-").split("-")[0].lower()
+    return _PLURAL_FORMS.get(base, ("other",))
+
+
+def _flat(runs: Runs) -> str:
+    """The string as the program sees it: text, and each code as the text it stands for."""
+    out: list[str] = []
+    for run in runs:
+        if isinstance(run, Text):
+            out.append(run.text)
+        elif isinstance(run, Ph | PcOpen | PcClose):
+            out.append(run.data or run.equiv)
+        elif isinstance(run, Sub):
+            out.append(run.equiv)
+        elif isinstance(run, Plural):
+            out.append(_flat(run.forms.get("other") or next(iter(run.forms.values()), ())))
+        elif isinstance(run, Select):
+            out.append(_flat(run.cases.get("other") or next(iter(run.cases.values()), ())))
+    return "".join(out)
+
+
+_DATE = re.compile(r"%[-_0^#]?(?:[bBYHIMSjUWZy]|h(?![diouxXn]))")
+
+
+def _is_date_format(text: str) -> bool:
+    """A strftime pattern: a conversion only a date format has (``%b``, ``%Y``, ``%H``)."""
+    return _DATE.search(text) is not None
+
+
+def _printf(source: str, target: str) -> list[QaIssue]:
+    if "%" not in source and "%" not in target:
+        return []
+    source, target = source.replace("%%", ""), target.replace("%%", "")  # a literal percent
+    mine = list(_PRINTF.finditer(source))
+    theirs = list(_PRINTF.finditer(target))
+    if _is_date_format(source):
+        left = Counter(m.group(0) for m in mine)
+        right = Counter(m.group(0) for m in theirs)
+        return _multiset("qa.printf", "date format conversion", left, right)
+    issues: list[QaIssue] = []
+    named = Counter(m.group(0) for m in mine if m.group("key"))
+    named_target = Counter(m.group(0) for m in theirs if m.group("key"))
+    issues += _multiset("qa.printf", "printf conversion", named, named_target)
+    # the others by the argument they take: %1$s is the first, an unnumbered one its place
+    have: dict[int, re.Match[str]] = {}
+    for index, match in enumerate((m for m in mine if not m.group("key")), start=1):
+        have.setdefault(int(match.group("ord")) if match.group("ord") else index, match)
+    want: dict[int, re.Match[str]] = {}
+    for index, match in enumerate((m for m in theirs if not m.group("key")), start=1):
+        want.setdefault(int(match.group("ord")) if match.group("ord") else index, match)
+    for index in sorted(set(have) | set(want)):
+        mine_match, their_match = have.get(index), want.get(index)
+        if their_match is None and mine_match is not None:
+            token = mine_match.group(0)
+            message = f"The translation lacks printf conversion {index} ({token})"
+            issues.append(QaIssue("qa.printf", message, True, token))
+        elif mine_match is None and their_match is not None:
+            token = their_match.group(0)
+            message = f"The translation adds the printf conversion {token}"
+            issues.append(QaIssue("qa.printf", message, True, token))
+        elif (
+            mine_match is not None
+            and their_match is not None
+            and mine_match.group("spec") != their_match.group("spec")
+        ):
+            message = (
+                f"printf conversion {index} is {mine_match.group(0)} in the source and "
+                f"{their_match.group(0)} in the translation; number them (%1$s) to reorder"
+            )
+            issues.append(QaIssue("qa.printf", message, True))
+    return issues
+
+
+def _multiset(rule: str, what: str, left: Counter[str], right: Counter[str]) -> list[QaIssue]:
+    issues: list[QaIssue] = []
+    for token, count in sorted((left - right).items()):
+        issues.append(
+            QaIssue(rule, f"The translation lacks the {what} {token}" + _times(count), True, token)
+        )
+    for token, count in sorted((right - left).items()):
+        issues.append(
+            QaIssue(rule, f"The translation adds the {what} {token}" + _times(count), True, token)
+        )
+    return issues
+
+
+def _times(count: int) -> str:
+    return f" ({count} times)" if count > 1 else ""
+
+
+def _tags(text: str) -> Counter[str]:
+    return Counter(f"<{m.group(1)}{m.group(2).lower()}{m.group(3)}>" for m in _TAG.finditer(text))
+
+
+def _counted(rule: str, what: str, source: str, target: str, token: str) -> list[QaIssue]:
+    have, want = source.count(token), target.count(token)
+    if have == want:
+        return []
+    return [QaIssue(rule, f"The source has {have} {what} and the translation {want}", True)]
+
+
+def _newlines(source: str, target: str) -> list[QaIssue]:
+    issues = _counted("qa.newlines", "line breaks", source, target, "\n")
+    if not issues and source.endswith("\n") != target.endswith("\n"):
+        issues.append(QaIssue("qa.newlines", "A line break ends only one of the two", True))
+    if not issues and source.startswith("\n") != target.startswith("\n"):
+        issues.append(QaIssue("qa.newlines", "A line break starts only one of the two", True))
+    return issues
+
+
+def _end(text: str) -> str:
+    stripped = text.rstrip()
+    if not stripped:
+        return ""
+    return _ENDS.get(stripped[-1], "")
+
+
+def _end_punctuation(source: str, target: str, target_language: str) -> list[QaIssue]:
+    mine, theirs = _end(source), _end(target)
+    if target_language.split("-")[0] == "el" and mine == "?" and theirs == ";":
+        return []  # Greek writes its question mark as ;
+    if target_language.split("-")[0] in ("th", "lo", "km", "my") and mine == "." and not theirs:
+        return []  # these scripts end a sentence with a space or no mark
+    if (
+        mine == theirs
+        or (mine == "…" and target.rstrip().endswith("..."))
+        or (theirs == "…" and source.rstrip().endswith("..."))
+    ):
+        return []
+    shown = {"": "no end mark"}
+    return [
+        QaIssue(
+            "qa.endpunc",
+            f"The source ends with {shown.get(mine, repr(mine))} and the translation with "
+            f"{shown.get(theirs, repr(theirs))}",
+            False,
+        )
+    ]
+
+
+def _structure(source: Runs, target: Runs, target_language: str) -> list[QaIssue]:
+    issues: list[QaIssue] = []
+    mine = [r for r in source if isinstance(r, Plural | Select)]
+    theirs = [r for r in target if isinstance(r, Plural | Select)]
+    if [(type(r).__name__, r.pivot) for r in mine] != [(type(r).__name__, r.pivot) for r in theirs]:
+        shown = ", ".join(f"{type(r).__name__.lower()} on {r.pivot}" for r in mine) or "none"
+        found = ", ".join(f"{type(r).__name__.lower()} on {r.pivot}" for r in theirs) or "none"
+        rule = "qa.select" if any(isinstance(r, Select) for r in [*mine, *theirs]) else "qa.plural"
+        return [QaIssue(rule, f"The source varies by {shown}; the translation by {found}", True)]
+    for a, b in zip(mine, theirs):
+        if isinstance(a, Plural) and isinstance(b, Plural):
+            needed = set(language_plural_forms(target_language)) | {"other"}
+            exact = {k for k in a.forms if k.startswith("=")}
+            missing = sorted(needed - set(b.forms)) + sorted(exact - set(b.forms))
+            if missing:
+                issues.append(
+                    QaIssue(
+                        "qa.plural",
+                        f"The translation lacks the plural form(s) {', '.join(missing)} that "
+                        f"{target_language} needs",
+                        True,
+                    )
+                )
+        elif isinstance(a, Select) and isinstance(b, Select) and set(a.cases) != set(b.cases):
+            issues.append(
+                QaIssue(
+                    "qa.select",
+                    f"The source's cases are {', '.join(sorted(a.cases))} and the "
+                    f"translation's {', '.join(sorted(b.cases))}",
+                    True,
+                )
+            )
+    return issues
+
+
+def _branch_pairs(source: Runs, target: Runs) -> Iterable[tuple[str, str]]:
+    """The strings to compare: the whole text, or a plural's ``other`` forms.
+
+    The other forms of a plural are compared with the source's as a whole:
+    a translator may write ``{count}`` in a ``one`` form the source spells
+    ``One file``, or leave it out of a ``one`` that only ever means 1.
+    """
+    mine = [r for r in source if isinstance(r, Plural)]
+    theirs = [r for r in target if isinstance(r, Plural)]
+    if len(mine) == 1 and len(theirs) == 1 and len(source) == 1 and len(target) == 1:
+        own = mine[0].forms.get("other") or next(iter(mine[0].forms.values()), ())
+        their = theirs[0].forms.get("other") or next(iter(theirs[0].forms.values()), ())
+        yield _flat(own), _flat(their)
+        return
+    yield _flat(source), _flat(target)
+
+
+def qa_issues(
+    source: Runs, target: Runs, *, source_language: str = "", target_language: str = ""
+) -> list[QaIssue]:
+    """What ``target`` breaks of ``source``: every critical rule, then the advisory ones."""
+    whole_source, whole_target = _flat(source), _flat(target)
+    if not whole_target.strip():
+        if whole_source.strip():
+            return [QaIssue("qa.empty", "The translation is empty", False)]
+        return []
+    issues = _structure(source, target, target_language)
+    for mine, theirs in _branch_pairs(source, target):
+        issues += _printf(mine, theirs)
+        brace_left = Counter(m.group(0) for m in _BRACE.finditer(mine))
+        brace_right = Counter(m.group(0) for m in _BRACE.finditer(theirs))
+        issues += _multiset("qa.brace", "placeholder", brace_left, brace_right)
+        var_left = Counter(m.group(0) for m in _VARIABLE.finditer(mine))
+        var_right = Counter(m.group(0) for m in _VARIABLE.finditer(theirs))
+        issues += _multiset("qa.variables", "variable", var_left, var_right)
+        issues += _counted("qa.escapes", "backslash escapes", mine, theirs, "\\")
+        issues += _newlines(mine, theirs)
+        issues += _counted("qa.tabs", "tabs", mine, theirs, "\t")
+        issues += _multiset("qa.xmltags", "tag", _tags(mine), _tags(theirs))
+    issues += _advice(whole_source, whole_target, source_language, target_language)
+    seen: set[tuple[str, str]] = set()
+    unique = []
+    for issue in issues:
+        if (issue.rule, issue.message) not in seen:
+            seen.add((issue.rule, issue.message))
+            unique.append(issue)
+    return unique
+
+
+def _advice(source: str, target: str, source_language: str, target_language: str) -> list[QaIssue]:
+    issues: list[QaIssue] = []
+    letters = sum(1 for char in source if char.isalpha())
+    different_language = source_language.split("-")[0] != target_language.split("-")[0]
+    if (
+        source == target
+        and letters >= 4
+        and different_language
+        and not source.isupper()
+        and " " in source.strip()
+    ):
+        issues.append(QaIssue("qa.unchanged", "The translation is the source unchanged", False))
+    if source[: len(source) - len(source.lstrip())] != target[: len(target) - len(target.lstrip())]:
+        issues.append(QaIssue("qa.whitespace", "Leading whitespace differs", False))
+    if source[len(source.rstrip()) :] != target[len(target.rstrip()) :]:
+        issues.append(QaIssue("qa.whitespace", "Trailing whitespace differs", False))
+    issues += _end_punctuation(source, target, target_language)
+    shown, written = len(source.strip()), len(target.strip())
+    if shown >= 2 and written > max(shown * 3, shown + 20):
+        issues.append(
+            QaIssue(
+                "qa.length",
+                f"The translation is {written / shown:.1f}× as long as the source",
+                False,
+            )
+        )
+    elif shown >= 20 and written * 5 < shown:
+        issues.append(
+            QaIssue("qa.length", "The translation is a fifth of the source's length or less", False)
+        )
+    return issues
+
+
+def _pairs(unit: CheckUnit) -> list[tuple[Block, Runs]]:
+    return [(b, unit.targets[b.ref_key]) for b in unit.blocks if b.ref_key in unit.targets]
+
+
+class QaAnalyzer(Analyzer):
+    """The QA rules over each block's source and target edition."""
+
+    id = "qa"
+    family = "qa"
+
+    def plan(self, unit: CheckUnit) -> tuple[AnalyzerStatus, str] | None:
+        return bilingual_plan(unit)
+
+    def required(self, unit: CheckUnit) -> bool:
+        return bool(unit.target_locale) or super().required(unit)
+
+    def run(self, unit: CheckUnit) -> list[Finding]:
+        out: list[Finding] = []
+        for block, target in _pairs(unit):
+            # a placeholder lacking or added is the placeholder analyzer's finding already
+            counted = placeholders(block.source)
+            shown = set(counted - placeholders(target)) | set(placeholders(target) - counted)
+            for issue in qa_issues(
+                block.source,
+                target,
+                source_language=unit.locale,
+                target_language=unit.target_locale,
+            ):
+                if issue.token and issue.token in shown:
+                    continue
+                out.append(
+                    self.finding(
+                        unit,
+                        issue.rule,
+                        issue.message,
+                        fails=issue.fails,
+                        block=block,
+                        metadata={"edition": unit.target_locale},
+                    )
+                )
+        return out
+
+    def probes(self, unit: CheckUnit) -> list[Probe]:
+        source, target = "Deleted %d files in %s", "Dans %s, %d fichiers supprimés"
+        block = Block(id="canary", source=(Text(source),))
+        probe_unit = unit.with_blocks([block], {"canary": (Text(target),)})
+        return [Probe(probe_unit, "qa.printf", f"{source} → {target}")]
