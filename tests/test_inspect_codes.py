@@ -132,6 +132,55 @@ def test_catalogue_placeholders_show_their_spelling(tmp_path: Path) -> None:
     }
 
 
+def test_a_plural_names_the_codes_its_branches_spell_differently(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        "en.json",
+        '{"inbox": "Hello {name}, you have {count, plural, one {# file} other {# files}}"}\n',
+    )
+    (record,) = inspect(path)
+    assert record["codes"]["1/"]["disp"] == "{name}"
+    (plural,) = record["structures"]
+    assert plural["branches"]["one"] == '<x id="1/"/> file'
+    assert plural["codes"] == {
+        "1/": {"kind": "placeholder", "type": "code:placeholder", "disp": "#", "constraints": FIXED}
+    }
+
+
+def test_a_read_page_with_constraints_decodes_to_what_was_encoded() -> None:
+    from kapi.core.change.decode import decode_read_page
+    from kapi.core.change.read import BlockRead, CodeInfo, ReadPage, Structure
+    from kapi.core.change.result import ResultRef
+    from kapi.core.change.wire import dumps
+    from kapi.core.model import Constraints
+
+    fixed = Constraints(deletable=False, cloneable=False)
+    page = ReadPage(
+        doc="en.json",
+        home="file",
+        format="json",
+        head="sha256:" + "0" * 64,
+        blocks=(
+            BlockRead(
+                ref=ResultRef(doc="en.json", block="inbox"),
+                rev="r:0123456789abcdef",
+                text='Hi <x id="1/"/>',
+                ops=("set_content",),
+                codes={"1/": CodeInfo(kind="placeholder", disp="{name}", constraints=fixed)},
+                structures=(
+                    Structure(
+                        path=(1,),
+                        kind="plural",
+                        branches={"other": '<x id="1/"/> files'},
+                        codes={"1/": CodeInfo(kind="placeholder", disp="#", constraints=fixed)},
+                    ),
+                ),
+            ),
+        ),
+    )
+    assert decode_read_page(dumps(page)) == page
+
+
 def test_android_printf_and_markup(tmp_path: Path) -> None:
     path = write(
         tmp_path,

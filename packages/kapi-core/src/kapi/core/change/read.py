@@ -36,12 +36,17 @@ class CodeInfo:
 
 @frozen
 class Structure:
-    """A plural or select inside an edition, with each branch's edit text."""
+    """A plural or select inside an edition, with each branch's edit text.
+
+    ``codes`` lists the codes of its branches only where a token names a
+    different code than the text around the structure does.
+    """
 
     path: tuple[PathStep, ...]
     kind: str
     branches: Mapping[str, str]
     pivot: str | None = None
+    codes: Mapping[str, CodeInfo] | None = None
 
 
 @frozen

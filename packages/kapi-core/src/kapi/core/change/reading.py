@@ -179,7 +179,19 @@ def code_infos(runs: Runs, caps: FormatCapabilities) -> dict[str, CodeInfo] | No
     return infos or None
 
 
-def structures(runs: Runs, prefix: tuple[PathStep, ...] = ()) -> list[Structure]:
+def structures(
+    runs: Runs,
+    prefix: tuple[PathStep, ...] = (),
+    *,
+    caps: FormatCapabilities | None = None,
+    outer: Mapping[str, CodeInfo] | None = None,
+) -> list[Structure]:
+    """The plurals and selects of ``runs``, nested ones after their parent.
+
+    With ``caps``, a structure lists the codes of its branches that the text
+    around it (``outer``) names differently: a plural's ``#`` that shares its
+    id with the argument before the plural.
+    """
     found: list[Structure] = []
     nested: list[Structure] = []
     for index, run in enumerate(runs):
@@ -190,17 +202,24 @@ def structures(runs: Runs, prefix: tuple[PathStep, ...] = ()) -> list[Structure]
         else:
             continue
         path = (*prefix, index)
+        around = dict(outer or {})
+        own: dict[str, CodeInfo] = {}
+        if caps is not None:
+            inside = code_infos(tuple(r for branch in branches.values() for r in branch), caps)
+            own = {t: info for t, info in (inside or {}).items() if around.get(t) != info}
+            around.update(own)
         found.append(
             Structure(
                 path=path,
                 kind=kind,
                 pivot=run.pivot or None,
                 branches={name: render_edit_text(branch) for name, branch in branches.items()},
+                codes=own or None,
             )
         )
         for name, branch in branches.items():
             step_value = Branch(plural=name) if step == "plural" else Branch(select=name)
-            nested.extend(structures(branch, (*path, step_value)))
+            nested.extend(structures(branch, (*path, step_value), caps=caps, outer=around))
     return found + nested
 
 
@@ -261,7 +280,7 @@ def read_block(block: Block, staged: Staged, *, own_edition: bool) -> BlockRead:
     else:
         text = render_edit_text(source)
         source_codes = code_infos(source, caps)
-        source_structures = tuple(structures(source)) or None
+        source_structures = tuple(structures(source, caps=caps, outer=source_codes)) or None
     editions: dict[str, EditionRead] = {}
     for key in sorted(block.targets):
         edition = block.targets[key]
@@ -273,7 +292,7 @@ def read_block(block: Block, staged: Staged, *, own_edition: bool) -> BlockRead:
             status=_edition_status(block, key),
             stale=bool(edition.basis) and edition.basis != source_rev,
             codes=codes if codes != source_codes else None,
-            structures=tuple(structures(runs)) or None,
+            structures=tuple(structures(runs, caps=caps, outer=codes)) or None,
             basis=edition.basis or None,
         )
     edition_name = block.locale if own_edition and block.locale not in block.targets else None
