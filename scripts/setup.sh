@@ -10,7 +10,7 @@ stamp=.venv/.kapi-installed
 if [ ! -f "$stamp" ] || [ -n "$(find packages pyproject.toml -name pyproject.toml -newer "$stamp" 2>/dev/null)" ]; then
   .venv/bin/python -m pip install --quiet --upgrade pip >/dev/null
   .venv/bin/python -m pip install --quiet \
-    -e packages/kapi-core -e packages/kapi-formats -e packages/kapi-skill \
+    -e packages/kapi-core -e 'packages/kapi-formats[code]' -e packages/kapi-skill \
     -e packages/kapi-cli --group dev
   touch "$stamp"
 fi
