@@ -334,3 +334,40 @@ def test_docs_translated_beside_the_source(tmp_path: Path) -> None:
         "docs/en/index.md": {"de": "docs/de/index.md", "es": "docs/es/index.md"},
         "site-src/index.md": {"de": "site-src/index.de.md", "es": "site-src/index.es.md"},
     }
+
+
+def test_sphinx_myst_docs_are_declared_myst(tmp_path: Path) -> None:
+    _tree(
+        tmp_path,
+        {
+            "README.md": "# Theme\n",
+            "docs/conf.py": "extensions = ['myst_nb']\n",
+            "docs/index.md": "# Home\n\n```{note}\nRead me.\n```\n",
+            "docs/guide/usage.md": "# Usage\n\nPlain page.\n",
+            "src/theme/__init__.py": "",
+        },
+    )
+    result = _init(tmp_path)
+    formats = {c.path: c.format for c in result.plan.collections}
+    assert formats == {"*.md": "markdown", "docs/**/*.md": "myst"}
+    project = load_project(tmp_path / "kapi.yaml")
+    assert set(project.source_files()) == {"README.md", "docs/index.md", "docs/guide/usage.md"}
+    assert "format: myst" in (tmp_path / "kapi.yaml").read_text()
+
+
+def test_docusaurus_mdx_docs_are_declared_mdx(tmp_path: Path) -> None:
+    _tree(
+        tmp_path,
+        {
+            "docusaurus.config.js": "module.exports = {};\n",
+            "docs/intro.mdx": "import Tabs from '@theme/Tabs';\n\n# Intro\n",
+            "docs/guide/setup.md": "# Setup\n",
+            "node_modules/pkg/docs/readme.mdx": "# vendored\n",
+            "build/docs/intro.html": "<p>built</p>\n",
+        },
+    )
+    result = _init(tmp_path)
+    formats = {c.path: c.format for c in result.plan.collections}
+    assert formats == {"docs/**/*.mdx": "mdx", "docs/**/*.md": "markdown"}
+    project = load_project(tmp_path / "kapi.yaml")
+    assert set(project.source_files()) == {"docs/intro.mdx", "docs/guide/setup.md"}

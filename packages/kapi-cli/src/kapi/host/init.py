@@ -3,7 +3,8 @@
 Catalogues named by language (``locales/en.json`` beside ``locales/fr.json``,
 ``messages.fr.xlf``, ``res/values-fr/strings.xml``, ``fr.lproj/``) become
 collections with target templates, a gettext ``.pot`` the source of its
-``.po`` files; prose (Markdown, HTML) becomes source-only collections.
+``.po`` files; prose (Markdown, MDX, HTML) becomes source-only collections,
+Markdown declared ``format: myst`` where a Sphinx ``conf.py`` sits beside it or above.
 Templates, tests, dependencies, build output and vendored folders are left
 out, each with its reason, and excluded where a glob would reach them.
 The recipe is written once, with a freshly minted project id; only a person
@@ -65,7 +66,7 @@ _SKIP_DIRS = {
 }
 _QUIET = "a cache"
 _HIDDEN_BUILD = {".next": "build output", ".nuxt": "build output", ".venv": "a virtual environment"}
-_PROSE = {"markdown", "html"}
+_PROSE = {"markdown", "mdx", "html"}
 _DOC_FOLDERS = {"docs", "doc", "content", "guide", "guides", "manual"}
 _TEMPLATE_SUFFIXES = {
     ".j2": "a Jinja template",
@@ -157,6 +158,8 @@ class InitPlan:
             lines.append("    content:")
             for item in collection.content:
                 lines.append(f"      - path: {_quoted(item.path)}")
+                if collection.format == "myst":  # the one format a file's name does not tell
+                    lines.append("        format: myst")
                 if item.target:
                     lines.append(f"        target: {_quoted(item.target)}")
             if collection.source_only:
@@ -404,7 +407,7 @@ def plan_init(root: Path, *, source_language: str = "en") -> InitPlan:
                 target=target,
                 source_only=not target,
                 files=len(documents),
-                format="markdown" if pattern.endswith(".md") else "",
+                format=_docs_format(pattern, documents, present),
             )
         )
 
@@ -434,6 +437,20 @@ def plan_init(root: Path, *, source_language: str = "en") -> InitPlan:
         exclude=tuple(exclude),
         notes=tuple(notes),
     )
+
+
+def _docs_format(pattern: str, documents: list[str], present: set[str]) -> str:
+    """``myst`` for the Markdown of a Sphinx project (a ``conf.py`` beside a page or in a
+    folder above it), ``markdown`` for other Markdown, ``mdx`` for MDX."""
+    if pattern.endswith(".mdx"):
+        return "mdx"
+    if not pattern.endswith(".md"):
+        return ""
+    for document in documents:
+        parts = PurePosixPath(document).parts[:-1]
+        if any("/".join((*parts[:depth], "conf.py")) in present for depth in range(len(parts) + 1)):
+            return "myst"
+    return "markdown"
 
 
 def _reaches(root: Path, folder: str, globs: list[str], *, limit: int = 20000) -> bool:
