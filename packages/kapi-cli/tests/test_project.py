@@ -275,12 +275,12 @@ def test_agent_decide_advise_is_recorded(shop):
 
 def test_store_is_wal_with_migrations_and_foreign_keys(tmp_path):
     store = ProjectStore(tmp_path / ".kapi/project.db")
-    assert store.schema_version() == 2
+    assert store.schema_version() == 3
     db = sqlite3.connect(tmp_path / ".kapi/project.db")
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     again = ProjectStore(tmp_path / ".kapi/project.db")  # re-opening migrates nothing twice
-    assert again.schema_version() == 2
-    assert db.execute("SELECT COUNT(*) FROM schema_migrations").fetchone()[0] == 2
+    assert again.schema_version() == 3
+    assert db.execute("SELECT COUNT(*) FROM schema_migrations").fetchone()[0] == 3
 
 
 def test_store_takes_concurrent_writers_from_several_processes(tmp_path):

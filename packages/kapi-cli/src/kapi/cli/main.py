@@ -67,7 +67,7 @@ def cli(ctx: click.Context, project: str | None) -> None:
 
     \b
     Work:    inspect FILE…   apply SET    check FILE…   stats FILE…
-    Project: init   voice …   terms …
+    Project: init   voice …   terms …   context …   store …
     Formats: formats
     Exit codes: 0 ok, 1 error, 2 usage or invalid input, 3 refused or gate failed, 5 unreachable.
     """
@@ -266,8 +266,14 @@ def stats(files: tuple[str, ...], as_json: bool, source_lang: str, format_name: 
     "--force", is_flag=True, help="Replace an existing kapi.yaml (a person's; agents are refused)."
 )
 @click.option("--json", "as_json", is_flag=True, help="Print what was written as JSON.")
+@click.option(
+    "--no-rules-files",
+    "no_rules_files",
+    is_flag=True,
+    help="Do not write kapi's section of AGENTS.md and CLAUDE.md.",
+)
 @click.argument("folder", required=False, default=".")
-def init(source_lang: str, force: bool, as_json: bool, folder: str) -> None:
+def init(source_lang: str, force: bool, as_json: bool, no_rules_files: bool, folder: str) -> None:
     """Create kapi.yaml for FOLDER from the catalogues and documents found in it.
 
     Catalogues named by language (locales/en.json beside locales/fr.json, gettext
@@ -284,7 +290,10 @@ def init(source_lang: str, force: bool, as_json: bool, folder: str) -> None:
 
     try:
         request = InitRequest(
-            folder=Path(folder), source_language=locale_of(source_lang), force=force
+            folder=Path(folder),
+            source_language=locale_of(source_lang),
+            force=force,
+            rules_files=not no_rules_files,
         )
         result = run_init(request, actor_kind=actor_from_env().actor.kind)
     except HostError as err:
@@ -303,16 +312,22 @@ def init(source_lang: str, force: bool, as_json: bool, folder: str) -> None:
     for note in plan.notes:
         warn(note)
     warn(f"wrote {result.recipe} and {result.ignore}")
+    for change in result.rules_files:
+        warn(f"{change.outcome} {change.path} (kapi's section of the rules files)")
     if not plan.collections:
         warn("no catalogues or documents found; add collections to kapi.yaml")
 
 
 def _register() -> None:
     from kapi.cli.check import check
+    from kapi.cli.context import context
+    from kapi.cli.store import store
     from kapi.cli.terms import terms as terms_group
     from kapi.cli.voice import voice
 
     cli.add_command(check)
+    cli.add_command(context)
+    cli.add_command(store)
     cli.add_command(terms_group)
     cli.add_command(voice)
 

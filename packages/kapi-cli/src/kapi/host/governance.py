@@ -142,6 +142,7 @@ class Governance:
                 raise recipe_error(project, err) from None
         self._voices: dict[VoiceBinding, tuple[VoiceProfile, tuple[Any, ...]]] = {}
         self._concepts: tuple[Any, ...] | None = None
+        self._suggestions: Any = None  # the context log folded once per run
 
     # --- sources ------------------------------------------------------------------------
 
@@ -150,6 +151,19 @@ class Governance:
             store = self.workspace.store
             self._concepts = tuple(store.concepts()) if store is not None else ()
         return self._concepts
+
+    def suggested_at(self, coordinates: Mapping[str, str]) -> tuple[Any, ...]:
+        """The context's suggested and contested word rules at a point (weight 0 in a check)."""
+        store = self.workspace.store
+        if store is None:
+            return ()
+        from kapi.host.context_log import ContextLog, check_rules, store_rules
+
+        if self._suggestions is None:
+            in_force = store_rules(self.concepts(), self.workspace.source_language)
+            self._suggestions = (ContextLog(store).fold(in_force), in_force)
+        folded, in_force = self._suggestions
+        return check_rules(folded, coordinates, in_force)
 
     def load_voice(self, binding: VoiceBinding) -> tuple[VoiceProfile, tuple[Any, ...]]:
         cached = self._voices.get(binding)
@@ -230,6 +244,7 @@ class Governance:
             at=self.at,
             warnings=tuple(warnings),
             context_path=path,
+            suggested_rules=self.suggested_at(point.coordinates),
         )
 
     def resolver(self) -> Callable[[CheckTarget], ResolvedGovernance]:

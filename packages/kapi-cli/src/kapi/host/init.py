@@ -18,6 +18,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from attrs import frozen
 
@@ -571,6 +572,7 @@ class InitRequest:
     folder: Path
     source_language: str = "en"
     force: bool = False
+    rules_files: bool = True  # write kapi's section of AGENTS.md and CLAUDE.md
 
 
 @frozen
@@ -605,6 +607,7 @@ class InitResult:
     recipe: Path
     ignore: Path
     plan: InitPlan
+    rules_files: tuple[Any, ...] = ()  # each a RulesFileChange
 
     @property
     def summary(self) -> InitSummary:
@@ -635,5 +638,16 @@ class InitResult:
 def run_init(request: InitRequest, *, actor_kind: ActorKind = ActorKind.PERSON) -> InitResult:
     """Propose a recipe for the folder and write it (refusals are HostErrors)."""
     plan = plan_init(request.folder.resolve(), source_language=request.source_language)
+    if request.rules_files:
+        from kapi.host.context_rules import check_rules_files
+
+        check_rules_files(plan.root)  # a broken section is refused before anything is written
     recipe, ignore = write_init(plan, force=request.force, actor_kind=actor_kind)
-    return InitResult(recipe=recipe, ignore=ignore, plan=plan)
+    rules: tuple[Any, ...] = ()
+    if request.rules_files:
+        from kapi.host.context_rules import write_rules_files
+        from kapi.host.workspace import open_workspace
+
+        with open_workspace(project=str(recipe), cwd=plan.root) as workspace:
+            rules = write_rules_files(workspace).files
+    return InitResult(recipe=recipe, ignore=ignore, plan=plan, rules_files=rules)

@@ -43,6 +43,7 @@ VOICES_DIR = "voices"
 TERMS_NAME = "terms.json"  # the terms bundle beside the recipe when defaults.terms_source is unset
 _VOICE_SUFFIXES = (".yaml", ".yml")
 _CASELESS = sys.platform in ("darwin", "win32")  # file names there match whatever their case
+_RULES_FILES = ("agents.md", "claude.md") if _CASELESS else ("AGENTS.md", "CLAUDE.md")
 
 _TOP_KEYS = (
     "version",
@@ -190,6 +191,8 @@ class Project:
         first, _, rest = key.partition("/")
         if first == STATE_DIR:
             return "kapi's project state"
+        if key.rpartition("/")[2] in _RULES_FILES:
+            return "a rules file (kapi writes its section from the context)"
         if first == VOICES_DIR and rest and rest.endswith(_VOICE_SUFFIXES):
             return "a voice profile"
         for declared, what in _declared_bundles(self.raw).items():

@@ -127,6 +127,14 @@ MIGRATIONS: tuple[tuple[int, str, str], ...] = (
         );
         """,
     ),
+    (
+        3,
+        "context operations carry a content address; two logs holding it hold one op",
+        """
+        ALTER TABLE context_ops ADD COLUMN address TEXT NOT NULL DEFAULT '';
+        CREATE INDEX context_ops_address ON context_ops(address);
+        """,
+    ),
 )
 
 
@@ -424,6 +432,16 @@ class ProjectStore:
                 db.execute("DELETE FROM tm_entries WHERE id = ?", (entry,))
         return len(rows)
 
+    def memory_search(self, text: str, limit: int = 10) -> list[tuple[str, str, str]]:
+        """Memory variants holding ``text`` (case ignored): ``(entry, locale, text)``, shortest first."""
+        pattern = "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        rows = self._db.execute(
+            "SELECT entry_id, locale, text FROM tm_variants WHERE text LIKE ? ESCAPE '\\' "
+            "ORDER BY length(text), text LIMIT ?",
+            (pattern, limit),
+        )
+        return [(r[0], r[1], r[2]) for r in rows]
+
     def memory_lookup(self, locale: str, text: str, target_locale: str) -> list[str]:
         rows = self._db.execute(
             "SELECT b.text FROM tm_variants a JOIN tm_variants b ON a.entry_id = b.entry_id "
@@ -466,6 +484,41 @@ class ProjectStore:
             }
             for r in rows
         ]
+
+    def append_context_ops(self, ops: Sequence[dict[str, Any]]) -> int:
+        """Append encoded context records the log does not hold (by id or content address).
+
+        The log is append-only: a known op is skipped, never rewritten. Returns
+        how many were added.
+        """
+        added = 0
+        with self._transaction() as db:
+            for op in ops:
+                address = str(op.get("address", ""))
+                known = db.execute(
+                    "SELECT 1 FROM context_ops WHERE id = ? OR (? != '' AND address = ?)",
+                    (op["id"], address, address),
+                ).fetchone()
+                if known is not None:
+                    continue
+                actor = op.get("actor") or {}
+                payload = {k: v for k, v in op.items() if k not in ("id", "kind", "actor", "at")}
+                db.execute(
+                    "INSERT INTO context_ops (id, kind, actor_kind, actor_name, session, payload, "
+                    "at, address) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        op["id"],
+                        "context." + str(op["kind"]).removeprefix("context."),
+                        str(actor.get("kind", "")),
+                        str(actor.get("name", "")),
+                        str(actor.get("session", "")),
+                        json.dumps(payload, ensure_ascii=False),
+                        str(op.get("at") or self._clock()),
+                        address,
+                    ),
+                )
+                added += 1
+        return added
 
     def record_decision(self, op: Decide, actor: Actor, rev: str) -> None:
         with self._transaction() as db:

@@ -1,0 +1,877 @@
+"""What applies where: ``kapi context PATH`` (a brief, or the JSON answer) and ``kapi context search``.
+
+One function answers for a location (:func:`read_context`) and one searches
+(:func:`search_context`); the CLI, the MCP resource and ``context_read`` all
+call them, and each returns a typed value with ``encoded()`` (the JSON
+answer) and ``markdown()`` (the brief). Store, voice and terms failures
+become notes, never errors: an agent always gets an answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from attrs import field, frozen
+
+from kapi.core.context.errors import ContextError
+from kapi.core.context.fold import Entry, Fold, meet
+from kapi.core.context.record import Evidence
+from kapi.host.wire import encode
+
+if TYPE_CHECKING:
+    from kapi.core.governance.resolve import GovernancePoint
+    from kapi.core.governance.terms import Concept
+    from kapi.core.governance.voice import VoiceProfile
+    from kapi.host.workspace import Workspace
+
+__all__ = [
+    "DEFAULT_CONTEXT_TERMS_LIMIT",
+    "DEFAULT_SEARCH_LIMIT",
+    "ContextAnswer",
+    "ContextReadRequest",
+    "ContextSearchRequest",
+    "ContextSearchResult",
+    "read_context",
+    "search_context",
+    "voice_brief",
+]
+
+DEFAULT_CONTEXT_TERMS_LIMIT = 25
+DEFAULT_SEARCH_LIMIT = 10
+TOP_USES = 3
+SAMPLE_PATH = "AGENTS.md"
+NOTHING = "Nothing is recorded for this file yet. Write as the surrounding files do."
+INVITATION = (
+    "When the files name a thing, spell a word one way, or prefer one word over a common "
+    "alternative, record it with `kapi context note` (or `context_note`); leave alone the "
+    "words the files write two ways."
+)
+
+
+# --- the answer -----------------------------------------------------------------------
+
+
+@frozen
+class ContextReadRequest:
+    """A location (``path``) or a profile by name; ``locale`` narrows the terms."""
+
+    path: str = ""
+    profile: str = ""
+    locale: str = ""
+    explain: bool = False
+
+
+@frozen
+class ContextPoint:
+    path: str
+    profile: str = ""
+    channel: str = ""
+    collection: str = ""
+    ref: str = ""
+    coordinates: Mapping[str, str] = field(factory=dict)
+    default: bool = True
+
+
+@frozen
+class ContextVoice:
+    name: str
+    source: str
+    field: str
+    guide: str = ""
+
+
+@frozen
+class ContextProvenance:
+    project: str
+    revision: int
+    stale: bool = False
+    reason: str = ""
+
+
+@frozen
+class TopUse:
+    document: str
+    block_id: str
+    locale: str
+    snippet: str
+    point: str = ""
+
+
+@frozen
+class ContextTermHit:
+    concept_id: str
+    term: str
+    locale: str
+    status: str
+    definition: str = ""
+    domain: str = ""
+    replacement: str = ""
+    discouraged: bool = False
+    valid_from: str = ""
+    valid_to: str = ""
+    uses: int = 0
+    use_blocks: int = 0
+    top_uses: tuple[TopUse, ...] = ()
+
+
+@frozen
+class ContextRule:
+    """A merged rule: say ``say`` (or accept ``also``), not ``not_`` (``not`` on the wire)."""
+
+    say: str
+    also: tuple[str, ...] = ()
+    not_: tuple[str, ...] = ()
+    note: str = ""
+    locale: str = ""
+    from_: tuple[str, ...] = ()
+    advisory: bool = False
+
+
+@frozen
+class ContextSuggestion:
+    operation: str
+    kind: str
+    status: str
+    contested_by: tuple[str, ...] = ()
+    term: str = ""
+    forms: tuple[str, ...] = ()
+    replacement: str = ""
+    advisory: bool = False
+    text: str = ""
+    note: str = ""
+    suggested_by: str = ""
+    session: str = ""
+    at: str = ""
+    evidence: tuple[Evidence, ...] = ()
+    standing: str = ""
+
+
+@frozen
+class ContextProfile:
+    name: str
+    state: str
+    valid_from: str = ""
+    valid_to: str = ""
+
+
+@frozen
+class ContextAnswer:
+    """The answer for a location (spec §1b), with the brief it renders to."""
+
+    point: ContextPoint
+    scope: str
+    coverage: str
+    provenance: ContextProvenance
+    voice: ContextVoice | None = None
+    voice_brief: tuple[str, ...] = ()
+    constraints: tuple[str, ...] = ()
+    terms: tuple[ContextTermHit, ...] = ()
+    terms_total: int = 0
+    rules: tuple[ContextRule, ...] = ()
+    rules_total: int = 0
+    suggestions: tuple[ContextSuggestion, ...] = ()
+    profiles: tuple[ContextProfile, ...] = ()
+    attention: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+    notice: str = ""
+    keep: tuple[str, ...] = ()
+    profile_name: str = ""
+    explain: bool = False
+
+    def encoded(self) -> dict[str, Any]:
+        data: dict[str, Any] = encode(self)
+        data.pop("profile_name")
+        data.pop("explain")
+        return data
+
+    def markdown(self) -> str:
+        return _brief(self)
+
+
+def _register_rule_names() -> None:
+    from cattrs.gen import make_dict_unstructure_fn, override
+
+    from kapi.host.wire import converter
+
+    converter.register_unstructure_hook(
+        ContextRule,
+        make_dict_unstructure_fn(
+            ContextRule,
+            converter,
+            not_=override(rename="not"),
+            from_=override(rename="from"),
+        ),
+    )
+
+
+_register_rule_names()
+
+
+# --- resolving a location -------------------------------------------------------------
+
+
+def read_context(request: ContextReadRequest, workspace: Workspace) -> ContextAnswer:
+    """What applies at a path (or for a profile): point, voice, terms, rules, suggestions."""
+    from kapi.host.context_ops import ProjectContext
+
+    if request.path and request.profile:
+        raise ContextError("give a PATH or --profile NAME, not both")
+    context = ProjectContext(workspace)
+    notes: list[str] = []
+    attention: list[str] = []
+    if request.profile:
+        return _profile_answer(context, request, notes)
+    path = _location(context, request.path)
+    locale = request.locale or workspace.source_language
+    point, voice, voice_source = _resolve(context, path, locale, notes, attention)
+    concepts = _concepts(context, notes)
+    folded = _fold(context, concepts, locale, notes)
+    terms = _terms(concepts, locale, datetime.now(UTC))
+    rules = merged_rules(concepts, voice, locale)
+    coordinates = dict(point.coordinates) if point is not None else {}
+    suggestions = _suggestions(folded, coordinates, rules)
+    present = sum(bool(x) for x in (voice is not None, terms, rules))
+    coverage = "covered" if present >= 2 else "thin" if present == 1 else "empty"
+    if coverage == "empty" and suggestions:
+        coverage = "thin"
+    if point is not None and point.profile:
+        attention.append(
+            f"This file is governed by the `{point.profile}` profile"
+            + (f" (channel `{point.channel}`)." if point.channel else ".")
+        )
+    brief = tuple(voice_brief(voice)) if voice is not None else ()
+    return ContextAnswer(
+        point=_point(path, point),
+        scope="project",
+        coverage=coverage,
+        provenance=ContextProvenance(
+            project=context.log.project, revision=len(folded.records) if folded else 0
+        ),
+        voice=_voice(voice, voice_source, point),
+        voice_brief=brief,
+        constraints=tuple(c.statement for c in voice.constraints if c.statement)
+        if voice is not None
+        else (),
+        terms=tuple(terms[:DEFAULT_CONTEXT_TERMS_LIMIT]),
+        terms_total=len(terms),
+        rules=tuple(rules),
+        rules_total=len(rules),
+        suggestions=tuple(suggestions),
+        profiles=tuple(_profiles(context)),
+        attention=tuple(attention),
+        notes=tuple(notes),
+        explain=request.explain,
+    )
+
+
+def _location(context: Any, path: str) -> str:
+    """A project-relative location: relative to where you are when inside, else to the root."""
+    from pathlib import Path
+
+    if not path:
+        return SAMPLE_PATH
+    project = context.project
+    base = context.workspace.cwd or Path.cwd()
+    given = Path(path)
+    candidate = given if given.is_absolute() else base / given
+    relative = project.relative(candidate)
+    if relative is None and not given.is_absolute():
+        relative = project.relative(project.root / given)
+    if relative is None or relative.startswith("../"):
+        raise ContextError(
+            f"{path}: not inside this project; ask about a file in it", code="invalid"
+        )
+    return relative or SAMPLE_PATH
+
+
+def _resolve(
+    context: Any, path: str, locale: str, notes: list[str], attention: list[str]
+) -> tuple[GovernancePoint | None, VoiceProfile | None, str]:
+    from kapi.core.governance.errors import GovernanceError
+    from kapi.host.governance import Governance
+
+    try:
+        governance = Governance(context.workspace)
+    except Exception as err:  # the recipe's governance does not load: say so, answer anyway
+        attention.append(f"The project's governance did not load: {err}")
+        return None, None, ""
+    try:
+        resolved = governance.resolve(path, locale)
+    except GovernanceError as err:
+        attention.append(f"A binding failed to load: {err.source}: {err.message}")
+        from kapi.core.governance.resolve import resolve_governance
+
+        try:
+            return resolve_governance(governance.recipe, path, at=governance.at), None, ""
+        except GovernanceError:
+            return None, None, ""
+    for warning in resolved.warnings:
+        notes.append(str(getattr(warning, "message", warning)))
+    return resolved.point, resolved.voice, resolved.voice_source
+
+
+def _concepts(context: Any, notes: list[str]) -> tuple[Concept, ...]:
+    try:
+        return tuple(context.store.concepts())
+    except Exception as err:  # a damaged store is a note: the rest still answers
+        notes.append(f"The terms store could not be read: {err}")
+        return ()
+
+
+def _fold(context: Any, concepts: Sequence[Concept], locale: str, notes: list[str]) -> Fold:
+    from kapi.host.context_log import store_rules
+
+    try:
+        folded: Fold = context.log.fold(store_rules(concepts, locale))
+        return folded
+    except Exception as err:
+        notes.append(f"The context log could not be read: {err}")
+        return Fold()
+
+
+def _point(path: str, point: GovernancePoint | None) -> ContextPoint:
+    if point is None:
+        return ContextPoint(path=path)
+    ref = f"{point.profile}/{point.channel}" if point.profile else ""
+    return ContextPoint(
+        path=path,
+        profile=point.profile,
+        channel=point.channel,
+        collection=point.collection,
+        ref=ref,
+        coordinates=dict(point.coordinates),
+        default=point.fallback,
+    )
+
+
+def _voice(
+    voice: VoiceProfile | None, source: str, point: GovernancePoint | None
+) -> ContextVoice | None:
+    if voice is None:
+        return None
+    return ContextVoice(
+        name=voice.name or voice.id,
+        source=source,
+        field=point.voice_field if point is not None else "",
+        guide=voice.description,
+    )
+
+
+def voice_brief(voice: VoiceProfile) -> list[str]:
+    """The voice in a few lines: name, description, the tone and style fields that are set,
+    patterns, examples and constraints."""
+    lines = [
+        f"Voice: {voice.name or voice.id}" + (f". {voice.description}" if voice.description else "")
+    ]
+    tone = voice.tone
+    if tone.personality:
+        lines.append("Personality: " + ", ".join(tone.personality) + ".")
+    for label, value in (
+        ("Formality", tone.formality),
+        ("Emotion", tone.emotion),
+        ("Humour", tone.humor),
+    ):
+        if value:
+            lines.append(f"{label}: {value}.")
+    lines.extend(f"- {g}" for g in tone.guidelines)
+    style = voice.style
+    if style.active_voice is not None:
+        lines.append(
+            "Prefer the active voice." if style.active_voice else "The passive voice is fine."
+        )
+    for label, value in (
+        ("Sentences", style.sentence_length),
+        ("Point of view", style.person_pov),
+        ("Contractions", style.contractions),
+    ):
+        if value:
+            lines.append(f"{label}: {value}.")
+    for pattern in style.prohibited_patterns:
+        if pattern.description:
+            lines.append(f"Avoid: {pattern.description}.")
+    for example in voice.examples:
+        if example.before and example.after:
+            lines.append(f'Write "{example.after}", not "{example.before}".')
+    for constraint in voice.constraints:
+        if constraint.statement:
+            lines.append(f"- {constraint.statement}")
+    return lines
+
+
+def _terms(concepts: Iterable[Concept], locale: str, at: datetime) -> list[ContextTermHit]:
+    from kapi.core.governance.terms import _preferred, _term_valid, locale_matches
+
+    hits: list[ContextTermHit] = []
+    for concept in concepts:
+        here = [t for t in concept.terms if locale_matches(t.locale, locale) and _term_valid(t, at)]
+        if not here:
+            continue
+        preferred = _preferred(here)
+        for term in here:
+            discouraged = term.competitor_term or term.status in ("deprecated", "forbidden")
+            hits.append(
+                ContextTermHit(
+                    concept_id=concept.id,
+                    term=term.text,
+                    locale=term.locale,
+                    status=str(term.status),
+                    definition=concept.definition,
+                    domain=concept.domain,
+                    replacement=preferred.text if discouraged and preferred else "",
+                    discouraged=discouraged,
+                    valid_from=term.validity.valid_from if term.validity else "",
+                    valid_to=term.validity.valid_to if term.validity else "",
+                )
+            )
+    hits.sort(key=lambda h: (not h.discouraged, h.status != "preferred", h.term.casefold()))
+    return hits
+
+
+def merged_rules(
+    concepts: Iterable[Concept], voice: VoiceProfile | None, locale: str
+) -> list[ContextRule]:
+    """The rules in force: the terms store, then the voice, keyed on the case-folded ``say``;
+    each avoided word once. Rules that forbid a wording come first."""
+    from kapi.core.governance.terms import rules_from_concepts
+
+    merged: dict[str, dict[str, Any]] = {}
+    seen: set[str] = set()
+
+    def add(rule: Any, origin: str) -> None:
+        avoided = [f for f in (rule.term, *rule.forms) if f and f.casefold() not in seen]
+        if not avoided:
+            return
+        seen.update(f.casefold() for f in avoided)
+        key = (rule.replacement or "").casefold() or "\0" + avoided[0].casefold()
+        entry = merged.setdefault(
+            key,
+            {
+                "say": rule.replacement,
+                "also": [],
+                "not": [],
+                "note": rule.note,
+                "from": [],
+                "advisory": True,
+            },
+        )
+        entry["not"].extend(avoided)
+        entry["also"].extend(
+            a.text for a in getattr(rule, "accepted", ()) if a.text not in entry["also"]
+        )
+        entry["advisory"] = entry["advisory"] and rule.advisory
+        if origin not in entry["from"]:
+            entry["from"].append(origin)
+
+    for rule in rules_from_concepts(concepts, locale):
+        if rule.rejects:
+            add(rule, "terms")
+    if voice is not None:
+        for rule in voice.term_rules:
+            if rule.rejects:
+                add(rule, "voice")
+    rules = [
+        ContextRule(
+            say=e["say"],
+            also=tuple(e["also"]),
+            not_=tuple(e["not"]),
+            note=e["note"],
+            locale=locale,
+            from_=tuple(e["from"]),
+            advisory=e["advisory"],
+        )
+        for e in merged.values()
+    ]
+    rules.sort(key=lambda r: (r.advisory, r.say.casefold(), r.not_[0].casefold()))
+    return rules
+
+
+def _suggestions(
+    folded: Fold, coordinates: Mapping[str, str], rules: Sequence[ContextRule]
+) -> list[ContextSuggestion]:
+    said = {(r.say.casefold(), n.casefold()) for r in rules for n in r.not_}
+    out = []
+    for entry in folded.advising:
+        if not meet(entry.scope.coordinates, coordinates):
+            continue
+        rule = entry.rule
+        if (
+            rule is not None
+            and rule.term
+            and all((rule.replacement.casefold(), f.casefold()) in said for f in rule.avoided)
+        ):
+            continue
+        out.append(_suggestion(entry))
+    return out
+
+
+def _suggestion(entry: Entry) -> ContextSuggestion:
+    record = entry.record
+    rule = entry.rule
+    return ContextSuggestion(
+        operation=record.id,
+        kind="term" if rule is not None and rule.term else "note",
+        status=str(entry.status),
+        contested_by=entry.contested_by,
+        term=rule.term if rule else "",
+        forms=rule.forms if rule else (),
+        replacement=rule.replacement if rule else "",
+        advisory=rule.advisory if rule else False,
+        text=record.subject.text if record.subject is not None else "",
+        note=record.note,
+        suggested_by=record.actor.name or str(record.actor.kind),
+        session=record.actor.session,
+        at=record.at,
+        evidence=record.evidence,
+        standing=entry.standing.text(),
+    )
+
+
+def _profiles(context: Any) -> list[ContextProfile]:
+    from kapi.core.governance.validity import parse_instant
+
+    now = datetime.now(UTC)
+    out = []
+    for name, body in sorted((context.project.raw.get("profiles") or {}).items()):
+        body = body or {}
+        start, end = str(body.get("valid_from") or ""), str(body.get("valid_to") or "")
+        if not (start or end):
+            continue
+        try:
+            state = (
+                "upcoming"
+                if start and now < parse_instant(start)
+                else "expired"
+                if end and now >= parse_instant(end)
+                else "active"
+            )
+        except ValueError:
+            continue
+        out.append(ContextProfile(name=str(name), state=state, valid_from=start, valid_to=end))
+    return out
+
+
+def _profile_answer(context: Any, request: ContextReadRequest, notes: list[str]) -> ContextAnswer:
+    """A profile by name: declared profiles as declared, then the store's voices, then packs."""
+    from kapi.core.governance.errors import GovernanceError
+    from kapi.core.governance.packs import pack_names
+    from kapi.core.governance.resolve import VoiceBinding, compose_voice
+    from kapi.host.governance import Governance
+
+    name = request.profile.strip()
+    if not name:
+        raise ContextError("--profile needs a name: a declared profile, a stored voice or a pack")
+    governance = Governance(context.workspace)
+    attention: list[str] = []
+    if name in governance.recipe.profiles:
+        point, voice, source = _resolve_profile(governance, name, attention)
+        scope = "project"
+    else:
+        if context.store.voice_profile(name) is not None:
+            binding = VoiceBinding(profile=name)
+        elif name in pack_names():
+            binding = VoiceBinding(pack=name)
+        else:
+            declared = ", ".join(sorted(governance.recipe.profiles)) or "none declared"
+            raise ContextError(
+                f"no profile, stored voice or pack named {name!r}: profiles: {declared}; "
+                f"packs: {', '.join(pack_names())}",
+                code="not_found",
+            )
+        try:
+            profile, _ = governance.load_voice(binding)
+            voice, _ = compose_voice(
+                profile, locale="", channel="", persona="", source=binding.source
+            )
+        except GovernanceError as err:
+            raise ContextError(f"{err.source}: {err.message}") from None
+        point, source, scope = None, binding.source, "profile"
+        notes.append(f"{name} is a voice, not a declared profile: no terms or windows apply.")
+    concepts = _concepts(context, notes) if scope == "project" else ()
+    locale = request.locale or context.workspace.source_language
+    rules = merged_rules(concepts, voice, locale)
+    terms = _terms(concepts, locale, datetime.now(UTC))
+    present = sum(bool(x) for x in (voice is not None, terms, rules))
+    return ContextAnswer(
+        point=_point(SAMPLE_PATH, point),
+        scope=scope,
+        coverage="covered" if present >= 2 else "thin" if present == 1 else "empty",
+        provenance=ContextProvenance(
+            project=context.log.project, revision=len(context.log.records())
+        ),
+        voice=_voice(voice, source, point),
+        voice_brief=tuple(voice_brief(voice)) if voice is not None else (),
+        terms=tuple(terms[:DEFAULT_CONTEXT_TERMS_LIMIT]),
+        terms_total=len(terms),
+        rules=tuple(rules),
+        rules_total=len(rules),
+        attention=tuple(attention),
+        notes=tuple(notes),
+        profile_name=name,
+        explain=request.explain,
+    )
+
+
+def _resolve_profile(governance: Any, name: str, attention: list[str]) -> tuple[Any, Any, str]:
+    from kapi.core.governance.errors import GovernanceError
+
+    try:
+        resolved = (
+            governance.resolve_profile(name) if hasattr(governance, "resolve_profile") else None
+        )
+        if resolved is None:
+            saved = governance.profile
+            governance.profile = name
+            try:
+                resolved = governance.resolve(SAMPLE_PATH)
+            finally:
+                governance.profile = saved
+    except GovernanceError as err:
+        attention.append(f"A binding failed to load: {err.source}: {err.message}")
+        return None, None, ""
+    return resolved.point, resolved.voice, resolved.voice_source
+
+
+# --- the brief ------------------------------------------------------------------------
+
+
+def rule_line(rule: ContextRule) -> str:
+    """``- Say "X", not "a" or "b" (also "c"): note``, or ``- Avoid "x"``."""
+    avoided = " or ".join(f'"{n}"' for n in rule.not_)
+    if not rule.say:
+        line = f"- Avoid {avoided}"
+    else:
+        line = f'- Say "{rule.say}", not {avoided}'
+    if rule.also:
+        line += " (also " + ", ".join(f'"{a}"' for a in rule.also) + ")"
+    if rule.note and rule.note != f"use: {rule.say}":
+        line += f": {rule.note}"
+    return line
+
+
+def suggestion_line(s: ContextSuggestion) -> str:
+    if s.kind == "term":
+        avoided = ", ".join(f'"{f}"' for f in (s.term, *s.forms))
+        where = s.evidence[0].path if s.evidence and s.evidence[0].path else ""
+        who = s.suggested_by + (f", seen in {where}" if where else "")
+        line = f"- {s.replacement}, not {avoided}" + (f": {s.note}" if s.note else "") + f" ({who})"
+        if s.standing:
+            line += f" · {s.standing}"
+    else:
+        line = f"- {s.text}"
+    if s.contested_by:
+        line += (
+            " [contested by "
+            + " ".join("#" + c.removeprefix("terms:")[:10] for c in s.contested_by)
+            + "]"
+        )
+    return line
+
+
+def _brief(answer: ContextAnswer) -> str:
+    lines: list[str] = []
+    if answer.profile_name:
+        lines.append(f"# Writing for the {answer.profile_name} profile")
+    else:
+        lines.append(f"# Writing {answer.point.path}")
+    lines.append("")
+    if answer.attention:
+        lines.extend(answer.attention)
+        lines.append("")
+    if answer.voice_brief:
+        lines.extend(answer.voice_brief)
+        lines.append("")
+    if answer.rules:
+        lines.append("Say this, not that:")
+        lines.extend(rule_line(r) for r in answer.rules)
+        lines.append("")
+    if answer.keep:
+        lines.append("Keep as it is:")
+        lines.extend(f"- {k}" for k in answer.keep)
+        lines.append("")
+    if answer.suggestions:
+        lines.append("Suggested, not yet established:")
+        lines.extend(suggestion_line(s) for s in answer.suggestions)
+        lines.append("")
+    if not (answer.voice_brief or answer.rules or answer.suggestions or answer.terms):
+        lines.append(NOTHING)
+    elif answer.scope != "profile":
+        lines.append(INVITATION)
+    if answer.explain:
+        lines.extend(["", "## How this was answered", ""])
+        point = answer.point
+        where = (
+            f"profile `{point.profile}`, channel `{point.channel}`"
+            if point.profile
+            else "the default point"
+        )
+        lines.append(
+            f"- Point: {point.path} sits at {where}"
+            + (f", collection `{point.collection}`" if point.collection else "")
+            + "."
+        )
+        if answer.voice is not None:
+            lines.append(
+                f"- Voice: {answer.voice.name} from {answer.voice.source}, bound by `{answer.voice.field or 'default'}`."
+            )
+        else:
+            lines.append("- Voice: none is bound here.")
+        lines.append(f"- Scope: {answer.scope}.")
+        lines.append(
+            f"- Read from project `{answer.provenance.project}` at context revision "
+            f"{answer.provenance.revision}, content current."
+        )
+        if answer.profiles:
+            lines.append("- Governance windows:")
+            lines.extend(
+                f"  - {p.name}: {p.state} ({p.valid_from or '…'} to {p.valid_to or '…'})"
+                for p in answer.profiles
+            )
+        if answer.notes:
+            lines.append("- Notes:")
+            lines.extend(f"  - {n}" for n in answer.notes)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+# --- search ---------------------------------------------------------------------------
+
+
+@frozen
+class ContextSearchRequest:
+    query: str
+    locale: str = ""
+    limit: int = DEFAULT_SEARCH_LIMIT
+
+
+@frozen
+class Precedent:
+    entry_id: str
+    text: str
+    locale: str
+    note: str = ""
+    discouraged: tuple[str, ...] = ()
+
+
+@frozen
+class ContextSearchResult:
+    """Separate ranked groups: terms, approved wording in memory, suggestions, profiles."""
+
+    query: str
+    scope: str
+    coverage: str
+    provenance: ContextProvenance
+    terms: tuple[ContextTermHit, ...] = ()
+    precedent: tuple[Precedent, ...] = ()
+    suggestions: tuple[ContextSuggestion, ...] = ()
+    profiles: tuple[ContextProfile, ...] = ()
+    notice: str = ""
+    attention: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    def encoded(self) -> dict[str, Any]:
+        data: dict[str, Any] = encode(self)
+        return data
+
+    def text(self) -> str:
+        lines: list[str] = []
+        for hit in self.terms:
+            state = "discouraged" if hit.discouraged else "ok"
+            line = f"{hit.term}  {state}"
+            if hit.replacement:
+                line += f', say "{hit.replacement}"'
+            line += f" ({hit.locale}, {hit.status})"
+            if hit.valid_to:
+                line += f" until {hit.valid_to}"
+            if hit.domain:
+                line += f" [{hit.domain}]"
+            lines.append(line)
+            if hit.definition:
+                lines.append(f"  {hit.definition}")
+            lines.append(
+                f"  used {hit.uses} time(s) in {hit.use_blocks} block(s), as of the last extraction"
+            )
+        if self.precedent:
+            lines.append("Already approved wording:")
+            for p in self.precedent:
+                flag = f" (holds retired {', '.join(p.discouraged)})" if p.discouraged else ""
+                lines.append(f"- [{p.locale}] {p.text}{flag}")
+        if self.suggestions:
+            lines.append("Suggested, not yet established:")
+            lines.extend(suggestion_line(s) for s in self.suggestions)
+        if self.profiles:
+            lines.append("Governing profiles:")
+            lines.extend(f"- {p.name}: {p.state}" for p in self.profiles)
+        if not lines:
+            lines.append(f"Nothing in this project's context matches {self.query!r}.")
+        lines.extend(self.notes)
+        return "\n".join(lines) + "\n"
+
+
+def search_context(request: ContextSearchRequest, workspace: Workspace) -> ContextSearchResult:
+    """Search the terms (text and definitions), approved wording, and pending suggestions."""
+    from kapi.host.context_ops import ProjectContext
+
+    query = request.query.strip()
+    if not query:
+        raise ContextError("search needs a word: `kapi context search WORD`")
+    if request.limit < 1:
+        raise ContextError("--limit is at least 1")
+    context = ProjectContext(workspace)
+    needle = query.casefold()
+    notes: list[str] = []
+    concepts = _concepts(context, notes)
+    locale = request.locale
+    hits = [
+        h
+        for h in _terms(concepts, locale, datetime.now(UTC))
+        if needle in h.term.casefold() or needle in h.definition.casefold()
+    ]
+    hits.sort(
+        key=lambda h: (
+            h.term.casefold() != needle,
+            not h.term.casefold().startswith(needle),
+            h.term.casefold(),
+        )
+    )
+    retired = {h.term.casefold() for h in _terms(concepts, "", datetime.now(UTC)) if h.discouraged}
+    precedent = []
+    for entry_id, entry_locale, text in context.store.memory_search(query, request.limit):
+        folded_text = text.casefold()
+        precedent.append(
+            Precedent(
+                entry_id=entry_id,
+                text=text,
+                locale=entry_locale,
+                discouraged=tuple(sorted(r for r in retired if r in folded_text)),
+            )
+        )
+    folded = _fold(context, concepts, locale or workspace.source_language, notes)
+    suggestions = [_suggestion(e) for e in folded.advising if needle in _haystack(e)]
+    found = bool(hits) + bool(precedent)
+    coverage = "covered" if found >= 2 else "thin" if found or suggestions else "empty"
+    if coverage == "empty":
+        notes.append("Nothing recorded matches; a person adds terms with `kapi terms import`.")
+    return ContextSearchResult(
+        query=query,
+        scope="project",
+        coverage=coverage,
+        provenance=ContextProvenance(project=context.log.project, revision=len(folded.records)),
+        terms=tuple(hits[: request.limit]),
+        precedent=tuple(precedent[: request.limit]),
+        suggestions=tuple(suggestions[: request.limit]),
+        profiles=tuple(p for p in _profiles(context) if needle in p.name.casefold()),
+        notes=tuple(notes),
+    )
+
+
+def _haystack(entry: Entry) -> str:
+    record = entry.record
+    parts = [record.note]
+    if entry.rule is not None:
+        parts += [entry.rule.replacement, *entry.rule.avoided, entry.rule.note]
+    if record.subject is not None:
+        parts.append(record.subject.text)
+    if record.correction is not None:
+        parts += [record.correction.from_, record.correction.to]
+    return "\n".join(parts).casefold()

@@ -1,0 +1,164 @@
+"""The context operation log on the project store: records in, records out, folded on read.
+
+The store keeps each op as one row of ``context_ops`` and never rewrites it;
+this adapter mints ids (sortable, never before the log's newest), decodes
+rows into :class:`~kapi.core.context.record.Record` values (a row written
+before records had their present shape is read for what it still says), and
+folds them with the terms store's rules in force.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from kapi.core.context.errors import ContextError
+from kapi.core.context.fold import Fold, StoreRule, fold, meet
+from kapi.core.context.ids import mint_id, resolve_prefix
+from kapi.core.context.record import OpKind, Record, TermRule
+
+if TYPE_CHECKING:
+    from kapi.core.change.ports import Actor
+    from kapi.core.governance.terms import Concept
+    from kapi.core.governance.voice import TermRule as CheckRule
+    from kapi.host.store_port import StorePort
+
+__all__ = ["ContextLog", "check_rules", "store_rules"]
+
+_KINDS = {str(k) for k in OpKind}
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _stamp(moment: datetime) -> str:
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _random() -> int:
+    return secrets.randbits(80)
+
+
+class ContextLog:
+    """One project's context log over its store (``clock`` and ``random`` injected for tests)."""
+
+    def __init__(
+        self,
+        store: StorePort,
+        project: str = "",
+        *,
+        clock: Callable[[], datetime] = _utc_now,
+        random: Callable[[], int] = _random,
+    ) -> None:
+        self.store = store
+        self.project = project
+        self._clock = clock
+        self._random = random
+        self._records: list[Record] | None = None
+
+    def records(self) -> list[Record]:
+        """Every op the log holds that can be read as a record, in the order it was stored."""
+        if self._records is None:
+            self._records = [r for r in map(_record_of, self.store.context_log()) if r is not None]
+        return self._records
+
+    def new(self, kind: OpKind, actor: Actor, **fields: Any) -> Record:
+        """A record of ``kind`` with a fresh id later than every id in the log (not yet appended)."""
+        newest = max((r.id for r in self.records()), default="")
+        moment = self._clock()
+        return Record(
+            id=mint_id(moment, self._random(), newest),
+            kind=kind,
+            actor=actor,
+            at=_stamp(moment),
+            project=self.project,
+            **fields,
+        )
+
+    def append(self, records: Sequence[Record]) -> int:
+        """Append ``records`` (a known id or content address is skipped); how many were added."""
+        from kapi.core.context.wire import encode_record
+
+        added = self.store.append_context_ops([encode_record(r) for r in records])
+        self._records = None
+        return added
+
+    def fold(self, established: Sequence[StoreRule] = ()) -> Fold:
+        return fold(self.records(), established)
+
+    def resolve(self, prefix: str) -> str:
+        """The id a prefix names (``#`` and case ignored); unknown or ambiguous is refused."""
+        return resolve_prefix(prefix, (r.id for r in self.records()))
+
+
+def _record_of(row: Mapping[str, Any]) -> Record | None:
+    from kapi.core.context.wire import decode_record
+
+    kind = str(row.get("kind", "")).removeprefix("context.")
+    if kind not in _KINDS:
+        return None
+    try:
+        return decode_record(dict(row))
+    except ContextError:
+        pass
+    # an op from before records had this shape: keep what still reads (who, when, what kind)
+    bare = {k: row[k] for k in ("id", "kind", "actor", "at") if k in row}
+    try:
+        return decode_record(bare)
+    except ContextError:
+        return None
+
+
+def store_rules(concepts: Iterable[Concept], locale: str) -> list[StoreRule]:
+    """The terms store's rules that reject a wording, as the fold compares them."""
+    from kapi.core.governance.terms import rules_from_concepts
+
+    return [
+        StoreRule(
+            key=rule.concept_id,
+            rule=TermRule(
+                term=rule.term,
+                forms=rule.forms,
+                replacement=rule.replacement,
+                advisory=rule.advisory,
+                note=rule.note,
+            ),
+        )
+        for rule in rules_from_concepts(concepts, locale)
+        if rule.rejects
+    ]
+
+
+def check_rules(
+    folded: Fold, coordinates: Mapping[str, str], in_force: Sequence[StoreRule] = ()
+) -> tuple[CheckRule, ...]:
+    """The suggested and contested word rules at a point, as the check's weight-0 rules.
+
+    A suggestion that only restates a rule in force (``in_force``) is left out:
+    the rule already reports it.
+    """
+    from kapi.core.governance.voice import TermRule as CheckRule
+
+    said = {(s.rule.replacement.casefold(), f.casefold()) for s in in_force for f in s.rule.avoided}
+    out: list[CheckRule] = []
+    for entry in folded.advising:
+        rule = entry.rule
+        if rule is None or not rule.term or not meet(entry.scope.coordinates, coordinates):
+            continue
+        if all((rule.replacement.casefold(), f.casefold()) in said for f in rule.avoided):
+            continue
+        out.append(
+            CheckRule(
+                term=rule.term,
+                forms=rule.forms,
+                replacement=rule.replacement,
+                note=rule.note,
+                advisory=True,
+                case_sensitive=True if rule.case_sensitive else None,
+                concept_id="context:" + entry.record.short,
+            )
+        )
+    return tuple(out)
