@@ -226,7 +226,15 @@ def test_a_powerpoint_chart_is_read_edited_and_python_pptx_reads_the_edit() -> N
             },
         )
     )
-    assert fx.changed_entries(data, edited) == ["ppt/charts/chart1.xml"]
+    embedded = next(name for name in fx.entries(data) if name.startswith("ppt/embeddings/"))
+    assert fx.changed_entries(data, edited) == ["ppt/charts/chart1.xml", embedded]
+    # the chart's own workbook holds the new series name too, so "Edit Data" keeps it
+    openpyxl = pytest.importorskip("openpyxl")
+    sheet = openpyxl.load_workbook(io.BytesIO(fx.entries(edited)[embedded])).active
+    assert (sheet["B1"].value, sheet["C1"].value) == ("Region Nord", "South region")
+    assert fx.changed_entries(fx.entries(data)[embedded], fx.entries(edited)[embedded]) == [
+        "xl/sharedStrings.xml"
+    ]
     chart = pptx.Presentation(io.BytesIO(edited)).slides[0].shapes[1].chart
     assert chart.chart_title.text_frame.text == "Umsatz pro Quartal"
     assert [series.name for series in chart.plots[0].series] == ["Region Nord", "South region"]
@@ -243,6 +251,41 @@ def test_a_powerpoint_chart_is_read_edited_and_python_pptx_reads_the_edit() -> N
     )
     assert fx.changed_entries(data, restored) == []
     assert restored == data
+
+
+def _without(data: bytes, name: str, content: bytes | None = None) -> bytes:
+    """The package with entry ``name`` left out, or holding ``content``."""
+    parts: dict[str, str | bytes] = {}
+    for entry, value in fx.entries(data).items():
+        if entry != name:
+            parts[entry] = value
+        elif content is not None:
+            parts[entry] = content
+    return fx.zip_parts(parts)
+
+
+def test_a_chart_whose_workbook_is_missing_has_its_cache_written_alone() -> None:
+    data = _deck()
+    embedded = next(name for name in fx.entries(data) if name.startswith("ppt/embeddings/"))
+    data = _without(data, embedded)
+    document = PPTX.read(data)
+    edited = PPTX.write(_edit(document, {"chart1/series2": "Region Süd"}))
+    assert fx.changed_entries(data, edited) == ["ppt/charts/chart1.xml"]
+    again = {b.id: plain_text(b.source) for b in PPTX.read(edited).blocks}
+    assert again["chart1/series2"] == "Region Süd"
+
+
+def test_a_chart_whose_workbook_is_damaged_refuses_the_series_edit_naming_it() -> None:
+    data = _deck()
+    embedded = next(name for name in fx.entries(data) if name.startswith("ppt/embeddings/"))
+    data = _without(data, embedded, b"PK\x03\x04 not a workbook")
+    document = PPTX.read(data)  # the workbook is read only when a name is edited
+    with pytest.raises(WriteRefused) as caught:
+        PPTX.write(_edit(document, {"chart1/series2": "Region Süd"}))
+    assert embedded in str(caught.value) and caught.value.capability == "embedded"
+    # the title does not come from the workbook: it edits
+    edited = PPTX.write(_edit(document, {"chart1/title/p1": "Umsatz"}))
+    assert fx.changed_entries(data, edited) == ["ppt/charts/chart1.xml"]
 
 
 # --- XLSX: a chart openpyxl makes, saved again by LibreOffice (which caches the names) ----------

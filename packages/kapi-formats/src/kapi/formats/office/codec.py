@@ -12,7 +12,7 @@ from typing import Generic, Protocol, TypeVar
 from attrs import field, frozen
 
 from kapi.core.format import DEFAULT_LIMITS, Limits, WriteRefused
-from kapi.core.model import Document, Text
+from kapi.core.model import Document, Text, plain_text
 from kapi.formats.common import gc_paused, refuse_targets
 from kapi.formats.office.chart import ChartValue, write_value
 from kapi.formats.office.inline import ParagraphSkeleton, PartEdits
@@ -88,7 +88,11 @@ ParagraphsT = TypeVar("ParagraphsT", bound=ParagraphsSkeleton)
 
 
 class ParagraphFormat(OfficeFormat[ParagraphsT]):
-    """An office codec whose blocks are paragraphs (Word, PowerPoint)."""
+    """An office codec whose blocks are paragraphs (Word, PowerPoint).
+
+    A chart value read from a reference is written into what it refers to by
+    :meth:`_update_sources` (a subclass's; by default nothing is).
+    """
 
     def _edit(self, document: Document, skeleton: ParagraphsT, edits: PartEdits) -> None:
         """Write each changed block into the paragraphs it was read from.
@@ -97,11 +101,14 @@ class ParagraphFormat(OfficeFormat[ParagraphsT]):
         fallback) is written into each copy that still holds what the first
         one held.
         """
+        referred: list[tuple[str, ChartValue, str]] = []  # block, value, its new text
         for block in document.blocks:
             value = skeleton.values.get(block.id)
             if value is not None:
                 if block.source != (Text(value.text),):
                     write_value(value, block.source, edits, block.id)
+                    if value.formula:
+                        referred.append((block.id, value, plain_text(block.source)))
                 continue
             found = skeleton.paragraphs.get(block.id)
             if not found or block.source == found[0][1].runs:
@@ -110,3 +117,10 @@ class ParagraphFormat(OfficeFormat[ParagraphsT]):
             for part, paragraph in found:
                 if paragraph.runs == primary:
                     edits.paragraph(part, paragraph, block.source, block.id)
+        if referred:
+            self._update_sources(skeleton.package, referred, edits)
+
+    def _update_sources(
+        self, package: OfficePackage, referred: list[tuple[str, ChartValue, str]], edits: PartEdits
+    ) -> None:
+        """Write edited chart values (block, value, new text) into what they refer to."""

@@ -64,6 +64,7 @@ from kapi.core.model import Block, Document, PcClose, PcOpen, Ph
 from kapi.formats.common import canonical_or_error
 from kapi.formats.office.chart import ChartValue, chart_blocks, chart_parts
 from kapi.formats.office.codec import ParagraphFormat, ParagraphsSkeleton
+from kapi.formats.office.embedded import update_workbooks
 from kapi.formats.office.inline import (
     CONTAINER,
     OUTER_LEVEL,
@@ -74,6 +75,7 @@ from kapi.formats.office.inline import (
     Dialect,
     InlineBuilder,
     ParagraphSkeleton,
+    PartEdits,
     choose_base,
 )
 from kapi.formats.office.package import (
@@ -260,6 +262,11 @@ class DocxFormat(ParagraphFormat[DocxSkeleton]):
     application = "Word"
     noun = "a Word document"
     skeleton_type = DocxSkeleton
+
+    def _update_sources(
+        self, package: OfficePackage, referred: list[tuple[str, ChartValue, str]], edits: PartEdits
+    ) -> None:
+        update_workbooks(package, referred, edits, self.limits)
 
     def _read(self, package: OfficePackage, path: str, locale: str) -> Document:
         main = package.main_part

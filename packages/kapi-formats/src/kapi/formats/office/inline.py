@@ -603,6 +603,7 @@ class PartEdits:
     def __init__(self, read_part: Callable[[str], bytes]) -> None:
         self._read_part = read_part
         self.splicers: dict[str, Splicer] = {}
+        self.whole: dict[str, bytes] = {}  # parts written anew (an embedded package)
 
     def splicer(self, part: str, block: str) -> Splicer:
         found = self.splicers.get(part)
@@ -620,5 +621,11 @@ class PartEdits:
     def paragraph(self, part: str, skeleton: ParagraphSkeleton, runs: Runs, block: str) -> None:
         write_paragraph(skeleton, runs, self.splicer(part, block), block)
 
+    def replace_part(self, part: str, content: bytes) -> None:
+        """Give a part that is not edited text by text its new bytes."""
+        self.whole[part] = content
+
     def rendered(self) -> dict[str, bytes]:
-        return {part: splicer.render() for part, splicer in self.splicers.items() if splicer}
+        out = {part: splicer.render() for part, splicer in self.splicers.items() if splicer}
+        out.update(self.whole)
+        return out

@@ -40,7 +40,8 @@ from kapi.formats.common import canonical_or_error
 from kapi.formats.office.chart import ChartValue, chart_blocks, chart_parts
 from kapi.formats.office.codec import ParagraphFormat, ParagraphsSkeleton
 from kapi.formats.office.drawingml import walk_drawing_paragraph
-from kapi.formats.office.inline import ParagraphSkeleton
+from kapi.formats.office.embedded import update_workbooks
+from kapi.formats.office.inline import ParagraphSkeleton, PartEdits
 from kapi.formats.office.package import OfficePackage
 from kapi.formats.office.xmlsplice import Ancestors, Element
 
@@ -61,6 +62,11 @@ class PptxFormat(ParagraphFormat[PptxSkeleton]):
     application = "PowerPoint"
     noun = "a PowerPoint deck"
     skeleton_type = PptxSkeleton
+
+    def _update_sources(
+        self, package: OfficePackage, referred: list[tuple[str, ChartValue, str]], edits: PartEdits
+    ) -> None:
+        update_workbooks(package, referred, edits, self.limits)
 
     def _read(self, package: OfficePackage, path: str, locale: str) -> Document:
         doc_locale = canonical_or_error(locale, path) or "en"
