@@ -177,3 +177,14 @@ def test_kapi_inspect_refuses_unbalanced_jsx_and_writes_nothing(tmp_path: Path) 
     assert "page.mdx:8" in done.stderr and "closes <TabItem>" in done.stderr
     assert "Traceback" not in done.stderr
     assert page.read_bytes() == data
+
+
+@pytest.mark.parametrize(
+    "text", ["Use {braces} here", "Type <Tabs> to start", "Set {a: 1} and {b}", "x } y"]
+)
+def test_new_text_that_would_read_as_jsx_or_an_expression_is_escaped(text: str) -> None:
+    data = b"# T\n\nHello world.\n"
+    out = set_text(read(data), "p1", text)
+    again = read(out)
+    assert text_of(again, "p1") == text
+    assert [b.role for b in again.blocks] == ["heading", "paragraph"]

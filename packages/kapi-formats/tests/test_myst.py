@@ -256,3 +256,15 @@ def test_kapi_check_finds_terms_in_directive_prose_not_in_code_or_roles(tmp_path
         (f["location"]["start"]["line"], f["location"]["start"]["column"]) for f in findings
     )
     assert starts == [(4, 5), (13, 20)], done.stdout
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["(label)=", "% not a comment", "See {ref}`x` here", "$$ x $$", "+++", "First\n(label)="],
+)
+def test_new_text_that_would_read_as_myst_markup_is_escaped(text: str) -> None:
+    data = b"# T\n\nHello world.\n\n(end)=\n"
+    out = set_text(read(data), "p1", text)
+    again = read(out)
+    assert text_of(again, "p1") == text
+    assert [b.role for b in again.blocks] == ["heading", "paragraph", "target"]

@@ -391,6 +391,9 @@ class MarkdownFormat:
 
     name = "markdown"
     reader: type[MarkdownReader] = MarkdownReader
+    # A flavour's own marks an edited text escapes where they would read as markup:
+    # (anywhere, at a line's start).
+    escapes: tuple[str, str] = ("", "")
 
     def __init__(self, limits: Limits = DEFAULT_LIMITS) -> None:
         self.limits = limits
@@ -459,7 +462,7 @@ class MarkdownFormat:
     def _render(self, document: Document, skeleton: _MarkdownSkeleton, escaped: set[str]) -> bytes:
         def renderer(block: Block, span: Span, runs: Runs) -> str:
             layout = skeleton.layouts[block.id]
-            return render_runs(runs, layout, span.runs, block.id in escaped)
+            return render_runs(runs, layout, span.runs, block.id in escaped, self.escapes)
 
         return skeleton.text.render(document, renderer)
 

@@ -30,8 +30,9 @@ _ORDERED_MARK = re.compile(r"[0-9]{1,9}[.)]")
 _ENDS_LINE = re.compile(r"\n[ \t>]*\Z")
 
 
-def _escape_text(text: str, line_start: bool, mode: str) -> str:
-    """Backslash-escape what would otherwise be read as markup."""
+def _escape_text(text: str, line_start: bool, mode: str, extra: tuple[str, str] = ("", "")) -> str:
+    """Backslash-escape what would otherwise be read as markup (``extra``: a flavour's own
+    marks, anywhere and at a line's start)."""
     out: list[str] = []
     at_start = line_start
     length = len(text)
@@ -48,11 +49,11 @@ def _escape_text(text: str, line_start: bool, mode: str) -> str:
                 out.append(text[index : ordered.end() - 1] + "\\" + text[ordered.end() - 1])
                 index = ordered.end()
                 continue
-            if char in _LINE_START_MARKS:
+            if char in _LINE_START_MARKS or char in extra[1]:
                 out.append("\\" + char)
                 index += 1
                 continue
-        if char in "\\`*_[]<~":
+        if char in "\\`*_[]<~" or char in extra[0]:
             out.append("\\" + char)
         elif char == "&" and ENTITY.match(text, index):
             out.append("\\&")
@@ -120,7 +121,9 @@ def _synthesize(run: Ph | PcOpen | PcClose, opener: PcOpen | None, layout: Layou
     )
 
 
-def render_runs(runs: Runs, layout: Layout, as_read: Runs, escaped: bool) -> str:
+def render_runs(
+    runs: Runs, layout: Layout, as_read: Runs, escaped: bool, extra: tuple[str, str] = ("", "")
+) -> str:
     out: list[str] = []
     soft = 0
     line_start = layout.mode in ("paragraph", "setext")
@@ -145,7 +148,9 @@ def render_runs(runs: Runs, layout: Layout, as_read: Runs, escaped: bool) -> str
                         soft += 1
                         line_start = True
                 if part:
-                    out.append(_escape_text(part, line_start, layout.mode) if escaped else part)
+                    out.append(
+                        _escape_text(part, line_start, layout.mode, extra) if escaped else part
+                    )
                     line_start = False
         elif isinstance(run, Ph | PcOpen | PcClose):
             opener = openers.get(run.id) if isinstance(run, PcClose) else None

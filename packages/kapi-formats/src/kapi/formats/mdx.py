@@ -393,3 +393,4 @@ class MdxFormat(MarkdownFormat):
 
     name = "mdx"
     reader = MdxReader
+    escapes = ("{}", "")

@@ -359,3 +359,4 @@ class MystFormat(MarkdownFormat):
 
     name = "myst"
     reader = MystReader
+    escapes = ("{", "(%$")
