@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 
 from tests.office_made import office_bytes
@@ -343,3 +344,39 @@ def test_every_format_fixture_has_a_code_the_matrix_judges() -> None:
     assert judged["paired"] >= {True, False}
     assert judged["standalone"] >= {True, False}
     assert judged["placeholder"] == {False}
+
+
+def test_the_contract_page_states_the_constraints_the_guard_holds() -> None:
+    """Each row of the type table in docs/change-contract.md is what a read says of such a code."""
+    from kapi.core.change.reading import code_infos
+    from kapi.core.format import FormatCapabilities
+    from kapi.core.model import PcClose, PcOpen, Ph
+
+    page = (ROOT / "docs/change-contract.md").read_text(encoding="utf-8")
+    rows = re.findall(
+        r"^\| (`[^|]*`[^|]*) \| (`[^|]*`[^|]*) \| (yes|no) \| (yes|no) \| (yes|no) \|$", page, re.M
+    )
+    assert len(rows) == 4
+    caps = FormatCapabilities(name="any")
+    checked = 0
+    for types, kinds, deletable, cloneable, reorderable in rows:
+        expected = {
+            "deletable": deletable == "yes",
+            "cloneable": cloneable == "yes",
+            "reorderable": reorderable == "yes",
+        }
+        shown = set(re.findall(r"`([^`]+)`", kinds))
+        for name in re.findall(r"`([^`]+)`", types):
+            name = name.replace("*", "any")
+            matched = 0
+            for runs in ((Ph("1", name),), (PcOpen("1", name), PcClose("1", name))):
+                (info,) = (code_infos(runs, caps) or {}).values()
+                if info.kind in shown:
+                    assert attrs.asdict(info.constraints) == expected, name
+                    matched += 1
+            assert matched == len(shown), (name, shown)
+            checked += matched
+        if "untyped" in types:
+            (info,) = (code_infos((Ph("1"),), caps) or {}).values()
+            assert (info.kind, attrs.asdict(info.constraints)) == ("placeholder", expected)
+    assert checked >= 16

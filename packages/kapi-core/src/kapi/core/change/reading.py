@@ -99,7 +99,7 @@ def _codes(runs: Runs) -> list[Any]:
 
 
 # Standalone codes that stand for a value the program fills in at run time.
-_VALUE_TYPES = frozenset({"", "code:placeholder", "code:variable", "code:field"})
+_VALUE_TYPES = frozenset({"", "code:placeholder", "code:variable", "code:field", "code:expression"})
 # A native spelling longer than this, or spread over lines, is markup rather than a label.
 _LABEL_LIMIT = 80
 # Inline elements of XLIFF (1.2 and 2.x): their spelling says nothing, their label attributes do.
