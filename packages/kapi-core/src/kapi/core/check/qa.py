@@ -63,7 +63,11 @@ _BRACE = re.compile(
     r"\{\{[^{}\n]+\}\}|\{[A-Za-z0-9_]*(?:[.\[][^{}\n]*)?(?:![rsa])?(?::[^{}\n]*)?\}"
 )
 _VARIABLE = re.compile(r"\$\{[^{}\n]+\}|\$[A-Za-z_][A-Za-z0-9_]*")
-_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9:_-]*)(?:\s[^<>]*)?(/?)>")
+# A tag: a name, then attributes that each have a value (``<original entry>`` is prose).
+_TAG = re.compile(
+    r"<(/?)([A-Za-z][A-Za-z0-9:_-]*)"
+    r"(?:\s+[A-Za-z_:][\w:.-]*\s*=\s*(?:\"[^\"]*\"|'[^']*'|[^\s\"'<>]+))*\s*(/?)>"
+)
 _ENDS = {
     ".": ".",
     "。": ".",
@@ -193,8 +197,10 @@ def _printf(source: str, target: str) -> list[QaIssue]:
     mine = list(_PRINTF.finditer(source))
     theirs = list(_PRINTF.finditer(target))
     if _is_date_format(source):
-        left = Counter(m.group(0) for m in mine)
-        right = Counter(m.group(0) for m in theirs)
+        # the fields of a date, whatever padding a language gives them (%d, %-d, %e)
+        field = {"e": "d", "k": "H", "l": "I"}
+        left = Counter("%" + field.get(m.group(0)[-1], m.group(0)[-1]) for m in mine)
+        right = Counter("%" + field.get(m.group(0)[-1], m.group(0)[-1]) for m in theirs)
         return _multiset("qa.printf", "date format conversion", left, right)
     issues: list[QaIssue] = []
     named = Counter(m.group(0) for m in mine if m.group("key"))
@@ -228,6 +234,16 @@ def _printf(source: str, target: str) -> list[QaIssue]:
             )
             issues.append(QaIssue("qa.printf", message, True))
     return issues
+
+
+def _named(
+    rule: str, what: str, pattern: re.Pattern[str], source: str, target: str
+) -> list[QaIssue]:
+    """Placeholders compared as sets: a translation may name one fewer times than its source
+    (``another {name}`` said once), never leave one out or bring a new one."""
+    left = Counter(set(m.group(0) for m in pattern.finditer(source)))
+    right = Counter(set(m.group(0) for m in pattern.finditer(target)))
+    return _multiset(rule, what, left, right)
 
 
 def _multiset(rule: str, what: str, left: Counter[str], right: Counter[str]) -> list[QaIssue]:
@@ -298,6 +314,8 @@ def _end_punctuation(source: str, target: str, target_language: str) -> list[QaI
 
 
 def _structure(source: Runs, target: Runs, target_language: str) -> list[QaIssue]:
+    if not any(isinstance(r, Plural | Select) for r in (*source, *target)):
+        return []
     issues: list[QaIssue] = []
     mine = [r for r in source if isinstance(r, Plural | Select)]
     theirs = [r for r in target if isinstance(r, Plural | Select)]
@@ -360,17 +378,23 @@ def qa_issues(
         return []
     issues = _structure(source, target, target_language)
     for mine, theirs in _branch_pairs(source, target):
-        issues += _printf(mine, theirs)
-        brace_left = Counter(m.group(0) for m in _BRACE.finditer(mine))
-        brace_right = Counter(m.group(0) for m in _BRACE.finditer(theirs))
-        issues += _multiset("qa.brace", "placeholder", brace_left, brace_right)
-        var_left = Counter(m.group(0) for m in _VARIABLE.finditer(mine))
-        var_right = Counter(m.group(0) for m in _VARIABLE.finditer(theirs))
-        issues += _multiset("qa.variables", "variable", var_left, var_right)
-        issues += _counted("qa.escapes", "backslash escapes", mine, theirs, "\\")
-        issues += _newlines(mine, theirs)
-        issues += _counted("qa.tabs", "tabs", mine, theirs, "\t")
-        issues += _multiset("qa.xmltags", "tag", _tags(mine), _tags(theirs))
+        both = mine + theirs
+        if "%" in both:
+            issues += _printf(mine, theirs)
+        if "{" in both:
+            issues += _named("qa.brace", "placeholder", _BRACE, mine, theirs)
+        if "$" in both:
+            issues += _named("qa.variables", "variable", _VARIABLE, mine, theirs)
+        if "\\" in both:
+            issues += _counted("qa.escapes", "backslash escapes", mine, theirs, "\\")
+        if "\n" in both:
+            issues += _newlines(mine, theirs)
+        if "\t" in both:
+            issues += _counted("qa.tabs", "tabs", mine, theirs, "\t")
+        whole_tag = _TAG.fullmatch(mine.strip())
+        if "<" in both and not (whole_tag and "=" not in mine):
+            # a string that is one bare tag (``<command>``) names a thing to translate
+            issues += _multiset("qa.xmltags", "tag", _tags(mine), _tags(theirs))
     issues += _advice(whole_source, whole_target, source_language, target_language)
     seen: set[tuple[str, str]] = set()
     unique = []
