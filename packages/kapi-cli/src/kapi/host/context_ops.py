@@ -192,7 +192,7 @@ def _project(context: ProjectContext, before: Fold, after: Fold, actor: Actor) -
         # deprecated when the rule only advises)
         status = "deprecated" if rule.advisory else "forbidden"
         ops.append(Term(action="upsert", term=rule.replacement, locale=locale, status="preferred"))
-        for form in _store_forms(rule):
+        for form in reversed(_store_forms(rule)):  # each lands first: the first ends first
             ops.append(Term(action="upsert", term=rule.replacement, locale=locale, replaces=form))
             ops.append(Term(action="upsert", term=form, locale=locale, status=status))
     if not ops:

@@ -122,11 +122,16 @@ def splice_section(text: str, section: str | None, display: str = "AGENTS.md") -
     return head + "\n" + "".join(body)
 
 
-def _imports_agents(path: Path, agents: Path) -> bool:
-    """A CLAUDE.md that is AGENTS.md, or imports it with a line ``@AGENTS.md``, needs no section."""
+def _same_file(path: Path, agents: Path) -> bool:
     try:
-        if agents.exists() and path.exists() and os.path.samefile(path, agents):
-            return True
+        return agents.exists() and path.exists() and os.path.samefile(path, agents)
+    except OSError:
+        return False
+
+
+def _imports_agents(path: Path, agents: Path) -> bool:
+    """A CLAUDE.md that imports AGENTS.md with a line ``@AGENTS.md`` needs no section of its own."""
+    try:
         return path.is_file() and any(
             line.strip() == "@AGENTS.md" for line in path.read_text(encoding="utf-8").splitlines()
         )
@@ -289,6 +294,8 @@ def write_rules_files(workspace: Workspace, *, create: bool = True) -> RulesFile
             path = base / name
             display = path.relative_to(project.root).as_posix()
             wanted = section
+            if name == "CLAUDE.md" and _same_file(path, agents):
+                continue  # one file under two names: written once, as AGENTS.md
             if name == "CLAUDE.md" and _imports_agents(path, agents):
                 wanted = None
             exists = path.is_file()

@@ -1,0 +1,294 @@
+"""``kapi context`` and ``kapi store`` driven through the real ``kapi`` executable.
+
+Agents are simulated as their hosts declare them (``KAPI_ACTOR=agent``,
+``KAPI_AGENT_NAME``, ``KAPI_AGENT_SESSION``); a person is the default.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+KAPI = str(Path(sys.executable).with_name("kapi"))
+_MARKERS = ("KAPI_ACTOR", "CLAUDECODE", "CODEX_SESSION_ID", "KAPI_AGENT_NAME", "KAPI_AGENT_SESSION")
+
+
+def run(root: Path, *args: str, session: str = "", stdin: str | None = None):
+    env = {k: v for k, v in os.environ.items() if k not in _MARKERS and not k.startswith("KAPI_")}
+    if session:
+        env.update(KAPI_ACTOR="agent", KAPI_AGENT_NAME="claude-code", KAPI_AGENT_SESSION=session)
+    return subprocess.run(
+        [KAPI, *args], cwd=root, env=env, capture_output=True, text=True, input=stdin, timeout=60
+    )
+
+
+def ok(root: Path, *args: str, session: str = "") -> str:
+    done = run(root, *args, session=session)
+    assert done.returncode == 0, done.stderr + done.stdout
+    return done.stdout
+
+
+@pytest.fixture
+def project(tmp_path) -> Path:
+    root = tmp_path / "shop"
+    (root / "docs").mkdir(parents=True)
+    (root / "docs/intro.md").write_text("# Intro\n\nUse Quickcast to sign in.\n", encoding="utf-8")
+    (root / "docs/guide.md").write_text(
+        "# Guide\n\nOpen the Quick cast panel, log in and check your e-mail.\n", encoding="utf-8"
+    )
+    ok(root, "init")
+    return root
+
+
+def note(root: Path, session: str, *args: str) -> str:
+    return json.loads(ok(root, "context", "note", *args, "--json", session=session))["operation"]
+
+
+def check(root: Path) -> tuple[int, list[tuple[str, bool, bool, str]]]:
+    done = run(root, "check", "docs", "--json")
+    report = json.loads(done.stdout)
+    found = sorted(
+        (f["rule"], f["fails"], bool(f.get("suggested")), f["metadata"]["term"])
+        for f in report["findings"]
+    )
+    return done.returncode, found
+
+
+def section(root: Path, name: str = "AGENTS.md") -> str:
+    text = (root / name).read_text(encoding="utf-8")
+    return text[text.index("<!-- kapi:rules") : text.index("<!-- /kapi:rules -->")]
+
+
+def test_two_agent_sessions_suggest_a_person_keeps_one_and_check_and_rules_files_follow(project):
+    quickcast = note(
+        project,
+        "s-one",
+        "--term",
+        "Quickcast",
+        "--instead-of",
+        "Quick cast",
+        "--seen-in",
+        "docs/intro.md",
+    )
+    note(project, "s-one", "Product names are never translated", "--seen-in", "docs/intro.md")
+    note(
+        project,
+        "s-two",
+        "--from",
+        "log in",
+        "--to",
+        "sign in",
+        "--suggest",
+        "--seen-in",
+        "docs/guide.md",
+    )
+    note(
+        project, "s-two", "--term", "email", "--instead-of", "e-mail", "--seen-in", "docs/guide.md"
+    )
+
+    # before any decision: everything advises at weight 0, nothing fails, the files say nothing
+    code, found = check(project)
+    assert code == 0
+    assert {(rule, fails, suggested) for rule, fails, suggested, _ in found} == {
+        ("suggested.vocabulary", False, True)
+    }
+    assert {snippet for *_, snippet in found} == {"Quick cast", "log in", "e-mail"}
+    assert "No writing rules are recorded" in section(project)
+
+    summary = ok(project, "context", "log", "--session", "this", session="s-two")
+    assert "1 observation and 1 correction" in summary
+    assert "kapi context review --session s-two" in summary
+
+    # a person reviews and keeps one
+    peek = ok(project, "context", "review", "--peek")
+    assert f"#{quickcast[:10]}" in peek and "Suggested:" in peek
+    kept = ok(project, "context", "review", "--keep", quickcast[:10])
+    assert f"keep #{quickcast[:10]}" in kept
+
+    code, found = check(project)
+    assert code == 3
+    assert ("terms.vocabulary", True, False, "Quick cast") in found
+    assert {snippet for rule, _, _, snippet in found if rule == "suggested.vocabulary"} == {
+        "log in",
+        "e-mail",
+    }
+    for name in ("AGENTS.md", "CLAUDE.md"):
+        rules = [line for line in section(project, name).splitlines() if line.startswith("- Say")]
+        assert rules == ['- Say "Quickcast", not "Quick cast" or "Quick-cast"']
+
+
+def test_help_says_who_may_run_each_verb(project):
+    top = ok(project, "context", "--help")
+    assert "(agent or person" in top and "(person only)" in top
+    who = {
+        "search": "(agent or person)",
+        "note": "(agent or person)",
+        "log": "(agent or person)",
+        "review": "(person only)",
+        "reset": "(person only)",
+        "sync": "(person)",
+    }
+    for verb, says in who.items():
+        assert says in " ".join(ok(project, "context", verb, "--help").split()), verb
+    assert "(person only)" in " ".join(ok(project, "store", "import", "--help").split())
+    assert "context" in ok(project, "--help")
+
+
+def _log(root: Path) -> str:
+    return ok(root, "store", "export")
+
+
+def test_bad_input_is_refused_saying_what_to_do_and_changes_nothing(project):
+    mine = note(
+        project,
+        "s-one",
+        "--term",
+        "Quickcast",
+        "--instead-of",
+        "Quick cast",
+        "--seen-in",
+        "docs/intro.md",
+    )
+    note(project, "s-one", "A second note", "--seen-in", "docs/intro.md")
+    log, agents = _log(project), (project / "AGENTS.md").read_bytes()
+    cases = [
+        (
+            ("context", "note", "--term", "sign in", "--instead-of", "log in"),
+            "s-one",
+            2,
+            "needs evidence",
+        ),
+        (("context", "note", "--withdraw", mine[:10]), "s-two", 3, "another session"),
+        (("context", "review", "--keep", mine[:10]), "s-one", 3, "only a person keeps"),
+        (("context", "review", "--keep", "zzzzzz"), "", 3, "no operation #zzzzzz"),
+        (("context", "review", "--keep", "0"), "", 2, "give more characters"),
+        (("context", "note", "x", "--seen-in", "../outside.md"), "s-one", 2, "not inside"),
+        (("context", "reset", "--before", mine), "s-one", 3, "only a person resets"),
+    ]
+    for args, session, code, says in cases:
+        done = run(project, *args, session=session)
+        assert done.returncode == code, (args, done.stderr)
+        assert says in done.stderr, (args, done.stderr)
+        assert "Traceback" not in done.stderr
+    assert _log(project) == log and (project / "AGENTS.md").read_bytes() == agents
+
+    broken = b"# Mine\n\n<!-- kapi:rules\n- half a section\n"
+    (project / "AGENTS.md").write_bytes(broken)
+    done = run(project, "context", "sync", "--files-only")
+    assert done.returncode == 2 and "no end marker" in done.stderr
+    assert (project / "AGENTS.md").read_bytes() == broken
+
+    done = run(project, "context", "note", "x", "--seen-in", "docs/intro.md", "--json")
+    assert done.returncode == 0  # a person may note too
+    robot = subprocess.run(
+        [KAPI, "context", "log"],
+        cwd=project,
+        env={**os.environ, "KAPI_ACTOR": "robot"},
+        capture_output=True,
+        text=True,
+    )
+    assert robot.returncode == 2 and "use 'person' or 'agent'" in robot.stderr
+
+
+def test_the_answer_at_a_path_as_markdown_and_json(project):
+    note(
+        project,
+        "s-one",
+        "--term",
+        "Quickcast",
+        "--instead-of",
+        "Quick cast",
+        "--seen-in",
+        "docs/intro.md",
+    )
+    brief = ok(project, "context", "docs/guide.md", "--explain")
+    assert brief.startswith("# Writing docs/guide.md\n")
+    assert "Suggested, not yet established:" in brief and "## How this was answered" in brief
+    answer = json.loads(ok(project, "context", "--json", "docs/guide.md"))
+    assert answer["point"]["path"] == "docs/guide.md"
+    assert answer["suggestions"][0]["replacement"] == "Quickcast"
+    assert answer["coverage"] == "thin"
+    profile = ok(project, "context", "--profile", "technical-docs")
+    assert profile.startswith("# Writing for the technical-docs profile")
+    found = ok(project, "context", "search", "quick")
+    assert "Suggested, not yet established:" in found
+    outside = run(project, "context", "/etc/passwd")
+    assert outside.returncode == 2 and "not inside this project" in outside.stderr
+    assert "root:" not in outside.stdout + outside.stderr
+
+
+def test_a_reset_with_dry_run_then_for_real(project):
+    first = note(project, "s-one", "A note", "--seen-in", "docs/intro.md")
+    note(project, "s-two", "Another", "--seen-in", "docs/intro.md")
+    log = _log(project)
+    preview = ok(project, "context", "reset", "--before", "s-two", "--dry-run")
+    assert "would set aside 1 operation(s)" in preview and _log(project) == log
+    ok(project, "context", "reset", "--before", "s-two")
+    statuses = {
+        line["operation"]: line["status"]
+        for line in json.loads(ok(project, "context", "log", "--json"))["operations"]
+    }
+    assert statuses[first] == "suggested" and "reset" in statuses.values()
+
+
+def test_store_export_and_import_between_two_projects(project, tmp_path):
+    op = note(project, "s-one", "A note", "--seen-in", "docs/intro.md")
+    exported = project / "context.jsonl"
+    ok(project, "store", "export", str(exported))
+    other = tmp_path / "other"
+    (other / "docs").mkdir(parents=True)
+    (other / "docs/a.md").write_text("# A\n", encoding="utf-8")
+    ok(other, "init", "--no-rules-files")
+    assert not (other / "AGENTS.md").exists()
+    first = json.loads(ok(other, "store", "import", str(exported), "--json"))
+    again = json.loads(ok(other, "store", "import", str(exported), "--json"))
+    assert (first["added"], again["added"], again["skipped"]) == (1, 0, 1)
+    assert op in ok(other, "store", "export")
+    refused = run(other, "store", "import", str(exported), session="s-x")
+    assert refused.returncode == 3 and "only a person imports" in refused.stderr
+
+
+def test_review_in_a_terminal_asks_for_each_suggestion(project):
+    import pty
+    import select
+
+    op = note(
+        project,
+        "s-one",
+        "--term",
+        "Quickcast",
+        "--instead-of",
+        "Quick cast",
+        "--seen-in",
+        "docs/intro.md",
+    )
+    env = {k: v for k, v in os.environ.items() if k not in _MARKERS}
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: kapi in a terminal
+        os.chdir(project)
+        os.execve(KAPI, [KAPI, "context", "review"], env)
+    output = b""
+    sent = False
+    while True:
+        ready, _, _ = select.select([fd], [], [], 30)
+        if not ready:
+            break
+        try:
+            chunk = os.read(fd, 1024)
+        except OSError:
+            break
+        if not chunk:
+            break
+        output += chunk
+        if not sent and b"[k]eep" in output:
+            os.write(fd, b"k\n")
+            sent = True
+    os.waitpid(pid, 0)
+    assert sent, output
+    assert f"keep #{op[:10]}".encode() in output
+    assert '- Say "Quickcast"' in section(project)
