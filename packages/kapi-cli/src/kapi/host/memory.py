@@ -1,0 +1,579 @@
+"""The project's content memory: search it, import and export it, list it, rebuild it.
+
+Entries are peer variants (locale -> edit text, codes as ``<x id="…"/>``
+tokens) in the project store. A search tries the tiers of the reference in
+priority order: ``structural-exact`` (the same text with the same codes),
+``exact`` (the same words; 0.99 when the codes differ), then ``structural-fuzzy``
+and ``fuzzy`` (one minus the edit distance over the longer length, +0.03 for
+an entry this project made, never 1.0). Imports are all or nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING
+from xml.sax.saxutils import escape, quoteattr
+
+from attrs import frozen
+
+from kapi.core.edittext import TOKEN
+from kapi.host.errors import EXIT_ERROR, EXIT_USAGE, HostError
+
+if TYPE_CHECKING:
+    from kapi.host.memory_store import MemoryIndex, StoredVariant
+    from kapi.host.store_port import StorePort
+    from kapi.host.workspace import Workspace
+
+__all__ = [
+    "MATCH_TYPES",
+    "MAX_RESULTS",
+    "MIN_SCORE",
+    "MemoryEntryRow",
+    "MemoryExport",
+    "MemoryImportRequest",
+    "MemoryImported",
+    "MemoryMatch",
+    "MemoryRebuilt",
+    "MemorySearch",
+    "MemorySearchRequest",
+    "export_memory",
+    "import_memory",
+    "levenshtein",
+    "list_memory",
+    "memory_index",
+    "rebuild_memory",
+    "search_memory",
+]
+
+MATCH_TYPES = ("structural-exact", "exact", "structural-fuzzy", "fuzzy")
+MIN_SCORE = 0.7
+MAX_RESULTS = 10
+NEAR_EXACT = 0.99
+SAME_PROJECT_BONUS = 0.03
+PROJECT_ORIGIN = "project"
+
+
+@frozen
+class MemorySearchRequest:
+    """Text to look up, from one language to another; ``min_score`` and ``limit`` as the tiers use."""
+
+    text: str
+    source: str
+    target: str
+    min_score: float = MIN_SCORE
+    limit: int = MAX_RESULTS
+
+
+@frozen
+class MemoryMatch:
+    """One match: the entry's source and target text, its score and its tier."""
+
+    source: str
+    target: str
+    score: float
+    match_type: str
+    entry: str = ""
+    ambiguous: bool = False
+
+
+@frozen
+class MemorySearch:
+    """What ``kapi memory search --json`` prints."""
+
+    matches: tuple[MemoryMatch, ...]
+    total: int
+
+
+@frozen
+class MemoryImportRequest:
+    """A memory file (TMX 1.4, PO or XLIFF) to import; its format from ``format`` or its name."""
+
+    path: str
+    format: str | None = None
+
+
+@frozen
+class MemoryImported:
+    path: str
+    format: str
+    units: int
+    added: int
+    skipped: int
+
+
+@frozen
+class MemoryExport:
+    text: str
+    entries: int
+
+
+@frozen
+class MemoryEntryRow:
+    entry: str
+    created_at: str
+    actor: str
+    variants: dict[str, str]
+
+
+@frozen
+class MemoryRebuilt:
+    entries: int
+    added: int
+
+
+# On the wire a match is the four fields the reference prints, plus ``ambiguous`` when it is.
+def _match_wire(match: MemoryMatch) -> dict[str, object]:
+    out: dict[str, object] = {
+        "source": match.source,
+        "target": match.target,
+        "score": round(match.score, 4),
+        "match_type": match.match_type,
+    }
+    if match.ambiguous:
+        out["ambiguous"] = True
+    return out
+
+
+def _register_wire() -> None:
+    from kapi.host.wire import converter
+
+    converter.register_unstructure_hook(MemoryMatch, _match_wire)
+
+
+_register_wire()
+
+
+def memory_index(workspace: Workspace) -> MemoryIndex:
+    """The memory index of the workspace's project (the store opened first); HostError outside one."""
+    from kapi.host.memory_store import MemoryIndex
+
+    project = workspace.project
+    if project is None or workspace.store is None:
+        raise HostError(
+            "no project here: the content memory lives in a project's store; run `kapi init` "
+            "first (or point at a project with -p)",
+            exit_code=EXIT_ERROR,
+        )
+    path = project.state_dir / "project.db"
+    index = MemoryIndex(
+        path,
+        display=path.relative_to(project.root).as_posix(),
+        project=project.id or project.name,
+    )
+    index.catch_up()
+    return index
+
+
+# --- search ---------------------------------------------------------------------------
+
+
+def levenshtein(a: str, b: str) -> int:
+    """Edit distance between two strings of code points (bit-parallel, Myers/Hyyrö)."""
+    if len(a) < len(b):
+        a, b = b, a
+    if not b:
+        return len(a)
+    length = len(a)
+    masks: dict[str, int] = {}
+    for position, char in enumerate(a):
+        masks[char] = masks.get(char, 0) | (1 << position)
+    full = (1 << length) - 1
+    high = 1 << (length - 1)
+    positive, negative, score = full, 0, length
+    for char in b:
+        equal = masks.get(char, 0)
+        vertical = equal | negative
+        horizontal = (((equal & positive) + positive) ^ positive) | equal
+        plus = negative | ~(horizontal | positive)
+        minus = positive & horizontal
+        if plus & high:
+            score += 1
+        elif minus & high:
+            score -= 1
+        plus = ((plus << 1) | 1) & full
+        minus = (minus << 1) & full
+        positive = (minus | ~(vertical | plus)) & full
+        negative = plus & vertical
+    return score
+
+
+def similarity(a: str, b: str) -> float:
+    longest = max(len(a), len(b))
+    return 1.0 if longest == 0 else 1.0 - levenshtein(a, b) / longest
+
+
+def search_memory(request: MemorySearchRequest, workspace: Workspace) -> MemorySearch:
+    """Matches for ``request.text`` in the project's memory, best first."""
+    from kapi.core.edition import EditionKeyError, canonical_locale
+
+    try:
+        source, target = canonical_locale(request.source), canonical_locale(request.target)
+    except EditionKeyError as err:
+        raise HostError(str(err), exit_code=EXIT_USAGE) from None
+    index = memory_index(workspace)
+    try:
+        matches = find_matches(index, request.text, source, target, request.min_score)
+    finally:
+        index.close()
+    return MemorySearch(matches=tuple(matches[: request.limit]), total=len(matches))
+
+
+def find_matches(
+    index: MemoryIndex, text: str, source: str, target: str, min_score: float = MIN_SCORE
+) -> list[MemoryMatch]:
+    """Every match at or above ``min_score``, sorted by score, tier and entry."""
+    from kapi.host.memory_store import memory_keys
+
+    plain, structural = memory_keys(text)
+    has_codes = structural != plain
+    found: dict[str, MemoryMatch] = {}
+
+    def add(variant: StoredVariant, score: float, tier: str) -> None:
+        translated = index.variants(variant.entry).get(target)
+        if translated is None or variant.entry in found:
+            return
+        found[variant.entry] = MemoryMatch(
+            source=variant.text,
+            target=translated,
+            score=score,
+            match_type=tier,
+            entry=variant.entry,
+        )
+
+    for variant in index.exact(source, "structural", structural):
+        add(variant, 1.0, "structural-exact")
+    for variant in index.exact(source, "plain", plain):
+        add(variant, 1.0 if variant.structural == structural else NEAR_EXACT, "exact")
+    perfect = [m for m in found.values() if m.score >= 1.0]
+    if len({m.target for m in perfect}) > 1:  # no point to prefer one approval: all are doubtful
+        for match in perfect:
+            found[match.entry] = MemoryMatch(
+                source=match.source,
+                target=match.target,
+                score=NEAR_EXACT,
+                match_type=match.match_type,
+                entry=match.entry,
+                ambiguous=True,
+            )
+    if min_score < 1.0:
+        for variant in index.fuzzy_candidates(source, plain, min_score):
+            if variant.entry in found:
+                continue
+            if has_codes:
+                score, tier = similarity(structural, variant.structural), "structural-fuzzy"
+            else:
+                score, tier = similarity(plain, variant.plain), "fuzzy"
+            if score >= 1.0:
+                score = NEAR_EXACT
+            if index.origin_project(variant.entry) == index.project:
+                score = min(score + SAME_PROJECT_BONUS, NEAR_EXACT)
+            if score >= min_score:
+                add(variant, score, tier)
+    ranked = sorted(
+        (m for m in found.values() if m.score >= min_score),
+        key=lambda m: (-m.score, MATCH_TYPES.index(m.match_type), m.entry),
+    )
+    return ranked
+
+
+# --- import ---------------------------------------------------------------------------
+
+_MEMORY_FORMATS = {".tmx": "tmx", ".po": "po", ".pot": "po", ".xlf": "xliff", ".xliff": "xliff"}
+_DOCTYPE_ENTITY = re.compile(rb"<!ENTITY", re.IGNORECASE)
+
+
+def import_memory(request: MemoryImportRequest, workspace: Workspace) -> MemoryImported:
+    """Read a memory file whole, check it, then add its units (nothing when any unit is refused)."""
+    from kapi.core.change.ports import ActorKind
+    from kapi.host.actor import actor_from_env
+    from kapi.host.store import now
+
+    actor = actor_from_env().actor
+    if actor.kind == ActorKind.AGENT:
+        raise HostError(
+            "memory is a person's decision: a person imports it with `kapi memory import`; "
+            "an agent may suggest entries (`kapi context observe`)",
+            exit_code=3,
+            code="not_permitted",
+        )
+    kind = request.format or _MEMORY_FORMATS.get(Path(request.path).suffix.lower())
+    if kind not in ("tmx", "po", "xliff"):
+        raise HostError(
+            f"{request.path}: cannot tell the memory format from the name; pass --format tmx|po|xliff",
+            exit_code=EXIT_USAGE,
+        )
+    path = _inside(workspace, request.path)
+    try:
+        data = path.read_bytes()
+    except OSError as err:
+        raise HostError(f"{request.path}: {err.strerror or err}", exit_code=EXIT_USAGE) from None
+    if kind == "tmx":
+        units = read_tmx(data, request.path)
+    else:
+        units = _read_bilingual(data, request.path, kind, workspace)
+    index = memory_index(workspace)
+    try:
+        added = index.add_entries(
+            units,
+            actor=f"{actor.kind}/{actor.name}",
+            origin=f"import:{Path(request.path).name}",
+            at=now(),
+        )
+    finally:
+        index.close()
+    return MemoryImported(
+        path=request.path, format=kind, units=len(units), added=added, skipped=len(units) - added
+    )
+
+
+def _inside(workspace: Workspace, name: str) -> Path:
+    """The file ``name`` names, refused when it leads outside the project."""
+    root = workspace.root.resolve()
+    base = workspace.cwd or Path.cwd()
+    path = (base / name).resolve()
+    if path != root and root not in path.parents:
+        raise HostError(
+            f"{name}: outside the project; copy the file into the project first",
+            exit_code=EXIT_USAGE,
+        )
+    return path
+
+
+def read_tmx(data: bytes, display: str) -> list[list[tuple[str, str]]]:
+    """A TMX 1.4 file's units as variant lists; inline ``ph``/``bpt``/``ept``/``it`` as code tokens.
+
+    Refused whole (HostError, exit 2) when the XML is malformed, declares
+    entities, names a language that is not BCP-47, or holds an unbalanced or
+    unknown inline code; the message names the unit.
+    """
+    import xml.etree.ElementTree as ElementTree
+
+    from kapi.core.edition import EditionKeyError, canonical_locale
+
+    if _DOCTYPE_ENTITY.search(data):
+        raise HostError(f"{display}: a TMX file may not declare entities", exit_code=EXIT_USAGE)
+    try:
+        root = ElementTree.fromstring(data)
+    except ElementTree.ParseError as err:
+        raise HostError(f"{display}: not well-formed XML: {err}", exit_code=EXIT_USAGE) from None
+    if root.tag != "tmx":
+        raise HostError(
+            f"{display}: not a TMX file (the root is <{root.tag}>)", exit_code=EXIT_USAGE
+        )
+    lang_attr = "{http://www.w3.org/XML/1998/namespace}lang"
+    units: list[list[tuple[str, str]]] = []
+    for number, unit in enumerate(root.iter("tu"), start=1):
+        variants: list[tuple[str, str]] = []
+        for tuv in unit.findall("tuv"):
+            raw = tuv.get(lang_attr) or tuv.get("lang") or ""
+            try:
+                locale = canonical_locale(raw)
+            except EditionKeyError:
+                raise HostError(
+                    f"{display}: unit {number}: {raw!r} is not a BCP-47 language tag; "
+                    "nothing was imported",
+                    exit_code=EXIT_USAGE,
+                ) from None
+            seg = tuv.find("seg")
+            if seg is None:
+                continue
+            try:
+                variants.append((locale, _segment_text(seg)))
+            except ValueError as err:
+                raise HostError(
+                    f"{display}: unit {number} ({locale}): {err}; nothing was imported",
+                    exit_code=EXIT_USAGE,
+                ) from None
+        if len({locale for locale, _ in variants}) >= 2:
+            units.append(variants)
+    return units
+
+
+def _segment_text(seg: object) -> str:
+    """A TMX ``<seg>`` as edit text; raises ValueError for a broken or unknown inline code."""
+    from xml.etree.ElementTree import Element
+
+    assert isinstance(seg, Element)
+    out: list[str] = [seg.text or ""]
+    open_pairs: list[str] = []
+    seen: set[str] = set()
+    for count, child in enumerate(seg, start=1):
+        if child.tag in ("ph", "it"):
+            out.append(f'<x id="{child.get("x") or count}/"/>')
+        elif child.tag == "bpt":
+            pair = child.get("i")
+            if not pair or pair in seen:
+                raise ValueError(f'<bpt> needs a unique i attribute (i="{pair or ""}")')
+            seen.add(pair)
+            open_pairs.append(pair)
+            out.append(f'<x id="{pair}"/>')
+        elif child.tag == "ept":
+            pair = child.get("i")
+            if pair not in open_pairs:
+                raise ValueError(f'<ept i="{pair or ""}"> closes no open <bpt>')
+            open_pairs.remove(pair)
+            out.append(f'<x id="/{pair}"/>')
+        elif child.tag == "hi":
+            out.append("".join(child.itertext()))
+        else:
+            raise ValueError(f"<{child.tag}> is not a TMX inline element")
+        out.append(child.tail or "")
+    if open_pairs:
+        raise ValueError(f'<bpt i="{open_pairs[0]}"> is never closed by an <ept>')
+    return "".join(out)
+
+
+def _read_bilingual(
+    data: bytes, display: str, kind: str, workspace: Workspace
+) -> list[list[tuple[str, str]]]:
+    from kapi.core.edittext import render_edit_text
+    from kapi.core.format import FormatError
+    from kapi.formats.reading import read_document
+
+    try:
+        _, document, _ = read_document(
+            data, display=display, locale=workspace.source_language, format_name=kind
+        )
+    except FormatError as err:
+        raise HostError(f"{err.located()}; nothing was imported", exit_code=EXIT_USAGE) from None
+    source = document.locale or workspace.source_language
+    units: list[list[tuple[str, str]]] = []
+    for block in document.blocks:
+        for edition_key, edition in block.targets.items():
+            text = render_edit_text(edition.runs)
+            if text.strip() and edition.runs:
+                units.append(
+                    [(block.locale or source, render_edit_text(block.source)), (edition_key, text)]
+                )
+    return units
+
+
+# --- export, list ---------------------------------------------------------------------
+
+
+def export_memory(workspace: Workspace, *, format: str = "tmx") -> MemoryExport:
+    """The whole memory as TMX 1.4 (codes as ``ph``/``bpt``/``ept``)."""
+    if format != "tmx":
+        raise HostError(f"unknown memory export format {format!r}; use tmx", exit_code=EXIT_USAGE)
+    index = memory_index(workspace)
+    try:
+        entries = index.entries()
+    finally:
+        index.close()
+    lines = [
+        '<?xml version="1.0" encoding="UTF-8"?>',
+        '<tmx version="1.4">',
+        f'  <header creationtool="kapi" creationtoolversion="1" segtype="sentence" '
+        f'o-tmf="kapi" adminlang="en" srclang={quoteattr(workspace.source_language)} datatype="plaintext"/>',
+        "  <body>",
+    ]
+    for entry, created, _, variants in entries:
+        lines.append(
+            f"    <tu tuid={quoteattr(entry)} creationdate={quoteattr(_tmx_date(created))}>"
+        )
+        for locale, text in sorted(variants.items()):
+            lines.append(
+                f"      <tuv xml:lang={quoteattr(locale)}><seg>{_tmx_seg(text)}</seg></tuv>"
+            )
+        lines.append("    </tu>")
+    lines += ["  </body>", "</tmx>", ""]
+    return MemoryExport(text="\n".join(lines), entries=len(entries))
+
+
+def _tmx_date(stamp: str) -> str:
+    digits = re.sub(r"[^0-9T]", "", stamp)[:15]
+    return digits + "Z" if len(digits) == 15 else "19700101T000000Z"
+
+
+def _tmx_seg(text: str) -> str:
+    out: list[str] = []
+    position = 0
+    for match in TOKEN.finditer(text):
+        out.append(escape(text[position : match.start()]))
+        token = match.group(1)
+        if token.endswith("/"):
+            out.append(f"<ph x={quoteattr(token[:-1])}/>")
+        elif token.startswith("/"):
+            out.append(f"<ept i={quoteattr(token[1:])}/>")
+        else:
+            out.append(f"<bpt i={quoteattr(token)}/>")
+        position = match.end()
+    out.append(escape(text[position:]))
+    return "".join(out)
+
+
+def list_memory(workspace: Workspace, *, limit: int | None = None) -> list[MemoryEntryRow]:
+    index = memory_index(workspace)
+    try:
+        return [MemoryEntryRow(e, at, who, v) for e, at, who, v in index.entries(limit)]
+    finally:
+        index.close()
+
+
+# --- rebuild --------------------------------------------------------------------------
+
+
+def committed_pairs(workspace: Workspace) -> list[list[tuple[str, str]]]:
+    """Source/target pairs of the project's translations a person made or established.
+
+    A target a tool wrote and no person touched since (its stamp still holds)
+    is a draft and does not feed memory; a pair whose codes differ is left out.
+    """
+    from kapi.core.edittext import render_edit_text
+    from kapi.core.revision import revision
+    from kapi.host.translate import project_documents
+
+    index = memory_index(workspace)
+    try:
+        stamps = index.stamps()
+    finally:
+        index.close()
+    store = workspace.store
+    pairs: list[list[tuple[str, str]]] = []
+    for staged in project_documents(workspace):
+        document = staged.document
+        source_locale = document.locale or workspace.source_language
+        for block in document.blocks:
+            if not block.translatable:
+                continue
+            source_text = render_edit_text(block.source)
+            for key, edition in sorted(block.targets.items()):
+                text = render_edit_text(edition.runs)
+                if not text.strip():
+                    continue
+                stamp = stamps.get((staged.doc, block.ref_key, key))
+                rev = revision(key, edition.runs)
+                drafted = stamp is not None and stamp.kind == "tool" and stamp.rev == rev
+                if drafted and not _established(store, staged.doc, block.ref_key, key, rev):
+                    continue
+                if sorted(TOKEN.findall(source_text)) != sorted(TOKEN.findall(text)):
+                    continue
+                pairs.append([(source_locale, source_text), (key, text)])
+    return pairs
+
+
+def _established(store: StorePort | None, doc: str, block: str, edition: str, rev: str) -> bool:
+    """Whether a person established this target at this revision."""
+    if store is None:
+        return False
+    return any(
+        d["outcome"] == "establish" and d["rev"] == rev and d["actor"]["kind"] == "person"
+        for d in store.decisions(doc, block, edition)
+    )
+
+
+def rebuild_memory(workspace: Workspace) -> MemoryRebuilt:
+    """Make the project-made part of memory again from the committed translations."""
+    from kapi.host.store import now
+
+    pairs = committed_pairs(workspace)
+    index = memory_index(workspace)
+    try:
+        added = index.add_entries(
+            pairs, actor="tool/kapi", origin=PROJECT_ORIGIN, at=now(), replace_origin=PROJECT_ORIGIN
+        )
+        total = index.count()
+    finally:
+        index.close()
+    return MemoryRebuilt(entries=total, added=added)
