@@ -18,6 +18,12 @@ which the pseudo-translation changes too); (3) a one-word edit is read back,
 changes only the part holding that text (plus a re-pointed sheet for a
 shared string), and every other entry keeps its bytes; (4) the edited files
 convert to PDF with LibreOffice (one batch per format; skipped without it).
+
+Charts (the DOCX and the 20 decks that hold some): every chart block gets a
+word before its text, the edits are read back (python-pptx reads the series
+names too), only the chart parts and embedded workbooks change, LibreOffice
+converts the edited files, and setting the blocks back leaves every part (and
+every part of an embedded workbook) holding the bytes it held.
 """
 
 from __future__ import annotations
@@ -166,6 +172,8 @@ def check_file(kind: str, data: bytes, path: str) -> tuple[int, bytes | None]:
     part = target.properties.get("part", "")
     if part:
         allowed = {_part_name(part)}
+        if target.role == "series-name":  # a chart's series name is a cell of its own workbook too
+            allowed |= {_part_name(n) for n in before if "/embeddings/" in _part_name(n)}
     else:  # a cell: its shared string, or its sheet (inline string, re-pointed shared string)
         allowed = {"xl/sharedstrings.xml"} | {
             _part_name(n) for n in before if _part_name(n).startswith("xl/worksheets/")
@@ -297,3 +305,120 @@ def test_files_written_by_libreoffice_are_edited_faithfully(tmp_path: Path) -> N
             edited_path.write_bytes(out)
             edited.append(edited_path)
     convert_all(edited, tmp_path)
+
+
+# --- chart text: every chart block of the corpus edited, read back, and set back ----------------
+
+CHART_ROLES = frozenset({"chart-title", "axis-title", "series-name", "data-label"})
+
+
+def check_charts(kind: str, data: bytes, path: str) -> tuple[int, bytes | None]:
+    """Edit every chart block (a word put before its text), read the edits back, set them back.
+
+    Returns the chart block count and the edited file. Set back, every part holds the
+    bytes it held (an embedded workbook: every part of it).
+    """
+    codec = CODECS[kind]
+    document = codec.read(data, path=path)
+    charts = [b for b in document.blocks if b.role in CHART_ROLES]
+    editable = {b.id for b in charts if b.translatable}
+    if not editable:
+        return len(charts), None
+
+    def with_word(runs: Runs) -> Runs:
+        index = next(i for i, r in enumerate(runs) if isinstance(r, Text) and r.text.strip())
+        first = runs[index]
+        assert isinstance(first, Text)
+        return (*runs[:index], evolve(first, text="Kapiwort " + first.text), *runs[index + 1 :])
+
+    edited = document.with_blocks(
+        tuple(
+            b.with_source(with_word(b.source)) if b.id in editable else b for b in document.blocks
+        )
+    )
+    out = codec.write(edited)
+    assert list(_entries(out)) == list(_entries(data)), f"{path}: entry list changed"
+    again = {b.id: b for b in codec.read(out, path=path).blocks}
+    for block in edited.blocks:
+        assert plain_text(again[block.id].source) == plain_text(block.source), f"{path}: {block.id}"
+    before, after = _entries(data), _entries(out)
+    changed = {n for n in before if before[n] != after[n]}
+    allowed = {b.properties["part"] for b in charts if b.id in editable}
+    assert {n for n in changed if "/embeddings/" not in n} <= allowed, f"{path}: {sorted(changed)}"
+    as_read = {b.id: b.source for b in document.blocks}
+    reread = codec.read(out, path=path)
+    restored = codec.write(
+        reread.with_blocks(tuple(b.with_source(as_read[b.id]) for b in reread.blocks))
+    )
+    assert _parts_of(restored) == _parts_of(data), f"{path}: chart text set back differs"
+    return len(charts), out
+
+
+def _parts_of(data: bytes) -> list[tuple[str, object]]:
+    """Every part's bytes, an embedded package's as its own parts' bytes.
+
+    Compressed bytes depend on the compressor that wrote them, so a part set back
+    is compared by what it holds (as the undo tier compares office files).
+    """
+    out: list[tuple[str, object]] = []
+    for name, content in _entries(data).items():
+        if name.endswith(".xlsx") and content.startswith(b"PK"):
+            out.append((name, _parts_of(content)))
+        else:
+            out.append((name, content))
+    return out
+
+
+@pytest.mark.parametrize("kind", ["docx", "pptx"])
+def test_corpus_charts_are_edited_and_set_back_byte_for_byte(kind: str, tmp_path: Path) -> None:
+    files_with_charts = 0
+    chart_blocks = 0
+    identical = 0
+    edited: list[Path] = []
+    failures: list[str] = []
+    for number, path in enumerate(corpus(kind)):
+        data = path.read_bytes()
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            if not any("/charts/chart" in name for name in archive.namelist()):
+                continue
+        files_with_charts += 1
+        try:
+            count, out = check_charts(kind, data, str(path))
+        except AssertionError as err:
+            failures.append(str(err))
+            continue
+        chart_blocks += count
+        if out is not None:
+            identical += 1
+            target = tmp_path / f"{number:03d}-{path.name}"
+            target.write_bytes(out)
+            edited.append(target)
+    # the figures the tier reports
+    print(
+        f"charts {kind}: {files_with_charts} files with charts, {chart_blocks} chart blocks, "
+        f"{identical} edited and set back with every part byte-identical"
+    )
+    assert not failures, "\n".join(failures[:10])
+    assert files_with_charts and identical == files_with_charts
+    if kind == "pptx":  # python-pptx reads every edited series name
+        pptx = pytest.importorskip("pptx")
+        for path in edited:
+            names: set[str | None] = set()
+            for slide in pptx.Presentation(str(path)).slides:
+                for shape in slide.shapes:
+                    if not getattr(shape, "has_chart", False):
+                        continue
+                    try:
+                        names |= {s.name for plot in shape.chart.plots for s in plot.series}
+                    except NotImplementedError:  # a chart type python-pptx does not read
+                        names.add(None)
+            if None in names:
+                continue
+            ours = {
+                plain_text(b.source)
+                for b in CODECS[kind].read(path.read_bytes()).blocks
+                if b.role == "series-name"
+            }
+            assert ours <= names, f"{path.name}: {sorted(ours - names)}"
+    if shutil.which("soffice") is not None:
+        convert_all(edited, tmp_path)

@@ -4,7 +4,11 @@ Blocks: every ``w:p`` with text in the main document, the headers and
 footers, footnotes, endnotes and comments it relates to, and text boxes
 (``w:txbxContent``) inside any of them. A block's id and name are
 ``<part>#p<n>`` (``word/document.xml#p12``), ``n`` counting every paragraph of
-the part from 1 in document order, so names stay put when text changes. Roles:
+the part from 1 in document order, so names stay put when text changes.
+After each part come the charts it relates to: ``<chart part>#<path>``
+(``word/charts/chart1.xml#title/p1``, ``…#series2``; see
+:mod:`kapi.formats.office.chart`); a series name edited is written into the
+chart's cache and its embedded workbook (:mod:`kapi.formats.office.embedded`). Roles:
 ``heading`` with ``level`` (a style named ``heading N`` or ``Title``, or an
 outline level, inherited through ``basedOn``), ``list-item`` with ``level``
 (``ilvl`` + 1, numbering on the paragraph or its style), ``table-cell``.

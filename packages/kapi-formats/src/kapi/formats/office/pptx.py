@@ -24,8 +24,14 @@ with ``a:hlinkClick``, ``link:hyperlink`` (``href`` from the relationship), sub_
 ``code:field`` placeholder whose equiv is its current text; math and other
 content ``code:tag``. A newline in edited text becomes ``a:br`` between runs.
 Writing follows :mod:`kapi.formats.office.inline`; limits those of
-:mod:`kapi.formats.office.package`. Charts, SmartArt and embedded objects
-are not read (their parts are copied untouched).
+:mod:`kapi.formats.office.package`.
+
+Charts a slide (or its notes, master or layout) relates to follow that
+part's blocks, named after the chart part's stem (``chart2/title/p1``,
+``chart2/series1``; see :mod:`kapi.formats.office.chart`); a series name
+edited is written into the chart's cache and its embedded workbook
+(:mod:`kapi.formats.office.embedded`). SmartArt and embedded objects are not
+read (their parts are copied untouched).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Excel workbooks (.xlsx, .xlsm, .xltx): cells as blocks, text edited in place in the zip.
 
-Blocks, sheet by sheet in workbook order (worksheets only; chart sheets have
-no cells), cell by cell in file order; id and name ``<sheet name>!<cell>``
+Blocks, sheet by sheet in workbook order (chart sheets have no cells, only
+charts), cell by cell in file order; id and name ``<sheet name>!<cell>``
 (``Sheet1!B3``):
 
 * a text cell, from the shared string table or an inline string
@@ -11,6 +11,17 @@ no cells), cell by cell in file order; id and name ``<sheet name>!<cell>``
   ``rPr``, close ``</r>``); the base formatting (runs without ``rPr`` if any,
   else the properties under most of the text) makes no code. ``_xHHHH_`` escapes are decoded on read and written for
   characters XML cannot hold (``\\r`` as ``_x000D_``, as Excel does).
+* a chart on a worksheet's or chart sheet's drawing follows the sheet's
+  cells: ``<sheet name>!<chart stem>/<path>`` (``Sales!chart1/title/p1``,
+  ``Sales!chart1/series2``; see :mod:`kapi.formats.office.chart`). Rich text
+  and a series name written out are edited in the chart part. A chart text
+  taken from a cell (``c:strRef``) is that cell's: a block with
+  ``translatable=False`` and ``properties["source"]`` the cell
+  (``Sales!B1``), whose edit is refused (``editable``, naming the cell); an
+  edit of the cell writes its text into every chart cache that refers to it,
+  so what the chart shows matches the cell before Excel recalculates (a
+  reference kapi cannot resolve, a defined name or another workbook, names
+  itself in ``source`` and is refused the same way);
 * a formula cell is a block with ``translatable=False``, role ``formula``, text
   the formula; any other cell with a value (number, boolean, error, date)
   ``translatable=False`` with role ``number`` (``value`` for booleans, errors
