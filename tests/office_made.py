@@ -1,4 +1,9 @@
-"""Small office documents made with the office libraries, for tests that edit DOCX, XLSX and PPTX."""
+"""Small office documents made with the office libraries, for tests that edit DOCX, XLSX and PPTX.
+
+``xlsx-chart`` and ``pptx-chart`` hold a chart whose title is their first text
+(openpyxl's chart names its series by cell, with no cached text; python-pptx's
+caches them and embeds a workbook).
+"""
 
 from __future__ import annotations
 
@@ -6,9 +11,42 @@ import io
 
 
 def office_bytes(kind: str) -> bytes:
-    """A one-page DOCX, a two-column XLSX or a one-slide PPTX, as bytes."""
+    """A one-page DOCX, a two-column XLSX or a one-slide PPTX (or one with a chart), as bytes."""
     buffer = io.BytesIO()
-    if kind == "docx":
+    if kind == "xlsx-chart":
+        import openpyxl
+        from openpyxl.chart import BarChart, Reference
+
+        book = openpyxl.Workbook()
+        sheet = book.active
+        for row in [(2023, 120, 80), (2024, 150, 95), (2025, 170, 90)]:
+            sheet.append(row)
+        chart = BarChart()
+        chart.title = "Revenue grew every year"
+        chart.y_axis.title = "Thousand euros"
+        chart.add_data(Reference(sheet, min_col=2, min_row=1, max_col=3, max_row=3))
+        chart.set_categories(Reference(sheet, min_col=1, min_row=1, max_row=3))
+        sheet.add_chart(chart, "E2")
+        book.save(buffer)
+    elif kind == "pptx-chart":
+        import pptx
+        from pptx.chart.data import CategoryChartData
+        from pptx.enum.chart import XL_CHART_TYPE
+        from pptx.util import Inches
+
+        deck = pptx.Presentation()
+        slide = deck.slides.add_slide(deck.slide_layouts[6])
+        data = CategoryChartData()
+        data.categories = ["Spring", "Summer"]
+        data.add_series("Mobile sales", (3.0, 4.5))
+        data.add_series("Store sales", (2.0, 2.5))
+        chart = slide.shapes.add_chart(
+            XL_CHART_TYPE.COLUMN_CLUSTERED, Inches(1), Inches(1), Inches(6), Inches(4), data
+        ).chart
+        chart.has_title = True
+        chart.chart_title.text_frame.text = "Sales by season"
+        deck.save(buffer)
+    elif kind == "docx":
         import docx
 
         document = docx.Document()

@@ -288,6 +288,8 @@ FORMATS = [
     # one shared string used by two cells, one by a single cell
     mono("office/xlsx-shared", "docs/figures.xlsx", "{lang}/{filename}"),
     mono("office/pptx", "docs/roadmap.pptx", "{lang}/{filename}"),
+    mono("office/xlsx-chart", "docs/revenue.xlsx", "{lang}/{filename}"),
+    mono("office/pptx-chart", "docs/seasons.pptx", "{lang}/{filename}"),
 ]
 MODES = ("alone", "source", "translation")
 EDITS = ("source", "target", "both")
