@@ -53,6 +53,11 @@ from kapi.host.errors import KapiError
     help="With --ship: a gate to judge (repeatable; default all).",
 )
 @click.option("--text", "text", metavar="TEXT", help="Check this text instead of files.")
+@click.option(
+    "--comments",
+    is_flag=True,
+    help="Check the prose in source files' comments and docstrings (kapi-formats[code]).",
+)
 @format_option
 @source_lang_option
 def check(
@@ -75,6 +80,7 @@ def check(
     ship: bool,
     gates: tuple[str, ...],
     text: str | None,
+    comments: bool,
     format_name: str | None,
     source_lang: str | None,
 ) -> None:
@@ -114,12 +120,17 @@ def check(
             ship=ship,
             gates=gates,
             no_fail=no_fail,
+            comments=comments,
         )
         outcome = run_check(request, workspace_of(source_lang))
     except KapiError as err:
         fail(err, as_json=as_json)
     for skipped in outcome.skipped:
         warn(skipped.message)
+    if comments and outcome.report.scope is not None:
+        for scoped in outcome.report.scope.files:
+            if scoped.status == "no_reader":
+                warn(scoped.reason)
     if outcome.ship is not None:
         if as_json:
             from kapi.host.wire import encode

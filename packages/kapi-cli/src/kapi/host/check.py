@@ -40,7 +40,7 @@ class CheckRequest:
     with none, the project's declared content, else stdin when
     ``stdin_is_terminal`` is false. ``text`` checks a draft instead (``files[0]``
     then names the path it stands for). ``diff_file`` is a unified diff's path,
-    ``-`` for stdin.
+    ``-`` for stdin. ``comments`` reads source files for their comments.
     """
 
     files: tuple[str, ...] = ()
@@ -63,6 +63,7 @@ class CheckRequest:
     ship: bool = False
     gates: tuple[str, ...] = ()
     no_fail: bool = False
+    comments: bool = False
 
     def __attrs_post_init__(self) -> None:
         scopes = [bool(self.diff_against), bool(self.diff_file), self.staged]
@@ -198,6 +199,7 @@ def _check(
             against=request.diff_against,
             diff_text=diff_text,
             staged=request.staged,
+            comments=request.comments,
         )
     paths = inputs_for(files, workspace, stdin_is_terminal=request.stdin_is_terminal)
     named = {os.path.abspath(file): file for file in files if file != "-"}
@@ -216,6 +218,7 @@ def _check(
         target=request.target,
         target_lang=_locale(request.target_lang) or None,
         on_governance=left_out,
+        comments=request.comments,
     )
 
 

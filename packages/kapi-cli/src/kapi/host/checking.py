@@ -73,8 +73,10 @@ def _read_target(
     display: str,
     data: bytes | None = None,
     format_name: str | None = None,
+    *,
+    comments: bool = False,
 ) -> CheckTarget:
-    return _read(workspace.source_language, path, display, data, format_name)
+    return _read(workspace.source_language, path, display, data, format_name, comments=comments)
 
 
 def _read(
@@ -83,8 +85,17 @@ def _read(
     display: str,
     data: bytes | None = None,
     format_name: str | None = None,
+    *,
+    comments: bool = False,
 ) -> CheckTarget:
-    """One file read by its format into a check target (plain values in, for worker processes)."""
+    """One file read by its format into a check target (plain values in, for worker processes).
+
+    With ``comments``, a source file's comments are read instead (:mod:`kapi.host.comments`).
+    """
+    if comments:
+        from kapi.host.comments import read_comment_target
+
+        return read_comment_target(source_language, path, display, data)
     from kapi.formats import registry
     from kapi.formats.reading import read_document
 
@@ -142,9 +153,20 @@ def _run(
     options: CheckOptions,
     label: str,
 ) -> Report:
+    analyzers = None
+    if any(target.comments for target in targets):
+        from kapi.core.check.comments import CommentsAnalyzer
+        from kapi.core.check.engine import default_analyzers
+
+        analyzers = (*default_analyzers(), CommentsAnalyzer())
     try:
         return run_check(
-            targets, governance.resolver(), options, label=label, context=_context(workspace)
+            targets,
+            governance.resolver(),
+            options,
+            label=label,
+            context=_context(workspace),
+            analyzers=analyzers,
         )
     except GovernanceError as err:
         raise governance_error(err) from None
@@ -188,11 +210,14 @@ def check_files(
     target: str | None = None,
     target_lang: str | None = None,
     on_governance: Callable[[str, str], None] | None = None,
+    comments: bool = False,
 ) -> Report:
     """Check files (or ``-`` for stdin with ``format_name``).
 
     A file that governs the project is left out; ``on_governance`` hears of
-    each, with what it is.
+    each, with what it is. A source file is read for its comments when
+    ``comments`` asks for it or its ``content[]`` item declares ``comments``;
+    such a check runs in this process.
 
     Many files are read by their formats and analysed in several processes at
     once (this one and workers, in chunks); this process resolves governance,
@@ -221,7 +246,10 @@ def check_files(
                 )
         else:
             jobs.append((path, _display(workspace, Path(path))))
-    processes = _processes(len(jobs))
+    from kapi.host.comments import reads_comments
+
+    as_comments = {path for path, _ in jobs if reads_comments(workspace, path, asked=comments)}
+    processes = 1 if as_comments else _processes(len(jobs))
     if target is not None and (len(paths) != 1 or not target_lang):
         raise HostError(
             "--target checks one source file against one translation; give --target-lang",
@@ -241,7 +269,15 @@ def check_files(
             )
         else:
             _, display = next(displays)
-            targets.append(_read_target(workspace, Path(path), display, format_name=format_name))
+            targets.append(
+                _read_target(
+                    workspace,
+                    Path(path),
+                    display,
+                    format_name=format_name,
+                    comments=path in as_comments,
+                )
+            )
     if target is not None and target_lang:
         translated = _read_target(workspace, Path(target), _display(workspace, Path(target)))
         if translated.status != ScopeStatus.CHECKED:
@@ -594,8 +630,15 @@ def check_diff(
     against: str | None = None,
     diff_text: str | None = None,
     staged: bool = False,
+    comments: bool = False,
 ) -> Report:
-    """Check what a diff changed: each changed line widens to its whole block."""
+    """Check what a diff changed: each changed line widens to its whole block.
+
+    With ``comments``, a changed source file's comments are read and each
+    changed line widens to its whole comment.
+    """
+    from kapi.host.comments import reads_comments
+
     description = ""
     if diff_text is not None:
         scope = changed_lines(diff_text)
@@ -641,7 +684,13 @@ def check_diff(
         data = None
         if staged:
             data = _git_bytes(workspace, f":{name}")
-        target = _read_target(workspace, path, name, data)
+        target = _read_target(
+            workspace,
+            path,
+            name,
+            data,
+            comments=reads_comments(workspace, str(path), asked=comments),
+        )
         if target.status == ScopeStatus.NO_READER:
             targets.append(
                 evolve(target, status=ScopeStatus.OUT_OF_SCOPE, reason="no format reads this file")

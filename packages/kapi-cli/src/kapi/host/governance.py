@@ -101,7 +101,10 @@ def recipe_model(raw: Mapping[str, Any], collections: Sequence[Any]) -> Governan
         collections=tuple(
             Collection(
                 name=c.name,
-                items=tuple(ContentItem(path=i.path, channel=i.channel) for i in c.items),
+                items=tuple(
+                    ContentItem(path=i.path, channel=i.channel, comments_channel=i.comments_channel)
+                    for i in c.items
+                ),
                 channel=c.channel,
                 coordinates=dict(c.coordinates),
             )
@@ -112,7 +115,15 @@ def recipe_model(raw: Mapping[str, Any], collections: Sequence[Any]) -> Governan
             str(k): str(v) for k, v in (defaults.get("coordinates") or {}).items()
         },
         exclude=tuple(str(p) for p in defaults.get("exclude") or ()),
+        comments_channel=_comments_channel(defaults.get("comments")),
     )
+
+
+def _comments_channel(value: Any) -> str:
+    """``defaults.comments.channel``: the voice comments take where no item names one."""
+    if isinstance(value, Mapping):
+        return str(value.get("channel") or "")
+    return ""
 
 
 class Governance:
@@ -212,8 +223,8 @@ class Governance:
 
     # --- resolution ---------------------------------------------------------------------
 
-    def resolve(self, path: str, locale: str = "") -> ResolvedGovernance:
-        """The governance at a project-relative path."""
+    def resolve(self, path: str, locale: str = "", *, comments: bool = False) -> ResolvedGovernance:
+        """The governance at a project-relative path (``comments``: at its comment voice)."""
         point = resolve_governance(
             self.recipe,
             path,
@@ -221,6 +232,7 @@ class Governance:
             profile=self.profile,
             channel=self.channel,
             voice=self.voice_override,
+            comments=comments,
         )
         voice = None
         source = ""
@@ -251,7 +263,9 @@ class Governance:
         """The check engine's ``governance_resolver``."""
 
         def resolve(target: CheckTarget) -> ResolvedGovernance:
-            return self.resolve(self._relative(target.file), target.locale)
+            return self.resolve(
+                self._relative(target.file), target.locale, comments=target.comments
+            )
 
         return resolve
 

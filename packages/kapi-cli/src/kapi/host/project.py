@@ -119,6 +119,9 @@ class ContentItem:
     format: str = ""
     base: str = ""
     channel: str = ""
+    comments: bool = False
+    comments_channel: str = ""
+    comments_formatter: str = ""
 
     @property
     def effective_base(self) -> str:
@@ -702,4 +705,48 @@ def _item(
         format=str(format_value),
         base=join(item_base) if item_base else (base.rstrip("/") if base else ""),
         channel=str(node.get("channel") or "") if not bare else "",
+        **_comments(node.get("comments"), path, line_of(node, "comments"), f"{key}.comments"),
     )
+
+
+_FORMATTERS = ("ruff", "prettier", "gofmt")
+
+
+def _comments(value: Any, path: Path, line: int | None, key: str) -> dict[str, Any]:
+    """An item's ``comments``: ``true``, or ``{channel, formatter}`` (read them, so governed)."""
+    if value is None or value is False:
+        return {}
+    if value is True:
+        return {"comments": True}
+    if not isinstance(value, Mapping):
+        raise RecipeError(
+            "comments is true or a mapping with channel and formatter",
+            path=path,
+            line=line,
+            key=key,
+        )
+    unknown = sorted(str(name) for name in value if name not in ("channel", "formatter"))
+    if unknown:
+        raise RecipeError(
+            f"unknown key {unknown[0]!r} (comments takes channel and formatter)",
+            path=path,
+            line=line,
+            key=key,
+        )
+    channel = str(value.get("channel") or "")
+    if channel and "/" not in channel:
+        raise RecipeError(
+            f"channel must be qualified as profile/channel (got {channel!r})",
+            path=path,
+            line=line,
+            key=f"{key}.channel",
+        )
+    formatter = str(value.get("formatter") or "")
+    if formatter and formatter not in _FORMATTERS:
+        raise RecipeError(
+            f"formatter {formatter!r} is not one kapi runs ({', '.join(_FORMATTERS)})",
+            path=path,
+            line=line,
+            key=f"{key}.formatter",
+        )
+    return {"comments": True, "comments_channel": channel, "comments_formatter": formatter}

@@ -473,6 +473,10 @@ def _run_analyzer(
 def _with_lines(finding: Finding, target: CheckTarget) -> Finding:
     """The finding with its block's lines and, when the format can place it, its file range."""
     location = finding.location
+    fingerprint = target.fingerprints.get(location.block) if location.block else None
+    if fingerprint is not None:
+        location = evolve(location, comment_sha256=fingerprint)
+        finding = evolve(finding, location=location)
     lines = target.block_lines.get(location.block) if location.block else None
     placed = _placed(finding, target) if lines is not None else None
     if placed is not None:

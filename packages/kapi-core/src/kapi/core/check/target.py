@@ -46,7 +46,9 @@ class CheckTarget:
     ``--target`` file's blocks, paired with these by reference key.
     ``block_lines`` maps block keys to line spans for locations;
     ``locator``, when the format gives one, places a finding's anchor at its
-    line and column in the file.
+    line and column in the file. ``comments`` says the blocks are a source
+    file's comments (governance resolves at the comment voice);
+    ``fingerprints`` maps a comment block's key to its ``comment_sha256``.
     """
 
     file: str = ""
@@ -63,6 +65,8 @@ class CheckTarget:
     block_lines: Mapping[str, Lines] = field(factory=dict)
     extraction_ms: float = 0.0
     locator: TextLocator | None = field(default=None, eq=False, repr=False)
+    comments: bool = False
+    fingerprints: Mapping[str, str] = field(factory=dict)
 
 
 def checked_blocks(blocks: tuple[Block, ...]) -> tuple[Block, ...]:

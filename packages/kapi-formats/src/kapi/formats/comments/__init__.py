@@ -1,22 +1,16 @@
 """Code comments: the prose of source files, read with tree-sitter and rewritten in place.
 
 :func:`read_comments` reads a file's comments into :class:`Comment` blocks;
-:func:`rewrite_comment` writes new prose into one, inside its markers.
-tree-sitter and the grammars are the optional extra ``kapi-formats[code]``,
-imported only when a source file is read for its comments.
+:func:`~kapi.formats.comments.rewrite.rewrite_comment` writes new prose into
+one, inside its markers. tree-sitter and the grammars are the optional extra
+``kapi-formats[code]``, imported only when a source file is read for its
+comments; importing this package loads nothing but the names asked for.
 """
 
 from __future__ import annotations
 
-from kapi.formats.comments.languages import LANGUAGES, Language, language_for
-from kapi.formats.comments.model import Comment, CommentFile, Shape, Skipped
-from kapi.formats.comments.parser import EXTRA_HINT, CodeExtraMissing
-from kapi.formats.comments.reader import (
-    UnsupportedLanguage,
-    is_source_file,
-    language_of,
-    read_comments,
-)
+import importlib
+from typing import Any
 
 __all__ = [
     "EXTRA_HINT",
@@ -33,3 +27,26 @@ __all__ = [
     "language_of",
     "read_comments",
 ]
+
+_HOMES = {
+    "LANGUAGES": "languages",
+    "Language": "languages",
+    "language_for": "languages",
+    "is_source_file": "languages",
+    "Comment": "model",
+    "CommentFile": "model",
+    "Shape": "model",
+    "Skipped": "model",
+    "EXTRA_HINT": "parser",
+    "CodeExtraMissing": "parser",
+    "UnsupportedLanguage": "reader",
+    "language_of": "reader",
+    "read_comments": "reader",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{home}"), name)

@@ -10,7 +10,7 @@ from pathlib import PurePosixPath
 
 from attrs import frozen
 
-__all__ = ["LANGUAGES", "Language", "language_for", "language_named"]
+__all__ = ["LANGUAGES", "Language", "is_source_file", "language_for", "language_named"]
 
 
 @frozen
@@ -143,3 +143,9 @@ def language_for(path: str) -> Language | None:
 
 def language_named(name: str) -> Language | None:
     return _BY_NAME.get(name)
+
+
+def is_source_file(path: str) -> bool:
+    """Whether a file is source code: one kapi reads comments in, or knows as code without."""
+    suffix = PurePosixPath(path.replace("\\", "/")).suffix.lower()
+    return suffix in _BY_EXTENSION or suffix in KNOWN_WITHOUT_GRAMMAR

@@ -14,7 +14,7 @@ from attrs import frozen
 
 from kapi.core.format import FormatError
 from kapi.formats.comments import notprose
-from kapi.formats.comments.languages import KNOWN_WITHOUT_GRAMMAR, LANGUAGES, Language, language_for
+from kapi.formats.comments.languages import LANGUAGES, Language, language_for
 from kapi.formats.comments.model import Comment, CommentFile, Shape, Skipped, comment_digest
 from kapi.formats.comments.parser import error_lines, parse
 
@@ -44,14 +44,6 @@ def language_of(path: str) -> Language:
     if language is None:
         raise UnsupportedLanguage(path)
     return language
-
-
-def is_source_file(path: str) -> bool:
-    """Whether a file is source code: one kapi reads comments in, or knows as code without."""
-    from pathlib import PurePosixPath
-
-    suffix = PurePosixPath(path.replace("\\", "/")).suffix.lower()
-    return language_for(path) is not None or suffix in KNOWN_WITHOUT_GRAMMAR
 
 
 @frozen

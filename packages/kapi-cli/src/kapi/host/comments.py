@@ -1,0 +1,129 @@
+"""Code comments in a check: a source file read for its comments, as the check engine's target.
+
+``kapi check --comments`` reads every source file named this way, and a
+project reads the files of a ``content[]`` item that declares ``comments``;
+the governance then resolves at the comment voice (``comments.channel`` on
+the item, then on ``defaults``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from attrs import frozen
+
+from kapi.core.check.findings import Lines
+from kapi.core.check.target import CheckTarget, ScopeStatus
+from kapi.core.format import FormatError
+from kapi.host.errors import EXIT_ERROR, EXIT_USAGE, HostError
+
+if TYPE_CHECKING:
+    from kapi.host.project import Project
+    from kapi.host.workspace import Workspace
+
+__all__ = [
+    "CommentSettings",
+    "comment_settings",
+    "is_comment_source",
+    "read_comment_target",
+]
+
+
+def is_comment_source(path: str) -> bool:
+    """Whether a file is source code kapi would read for its comments (by its extension)."""
+    from kapi.formats.comments.languages import is_source_file
+
+    return is_source_file(path)
+
+
+@frozen
+class CommentSettings:
+    """What a project declares for a file's comments: read them, under which formatter."""
+
+    declared: bool = False
+    formatter: str = ""
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def comment_settings(project: Project | None, relpath: str) -> CommentSettings:
+    """The item's ``comments`` for a project file (then ``defaults.comments``), else nothing."""
+    if project is None:
+        return CommentSettings()
+    defaults = _mapping(_mapping(project.raw.get("defaults")).get("comments"))
+    claimed = project.claim(relpath)
+    item = claimed[1] if claimed is not None else None
+    declared = bool(item is not None and item.comments)
+    formatter = (item.comments_formatter if item is not None else "") or str(
+        defaults.get("formatter") or ""
+    )
+    return CommentSettings(declared=declared, formatter=formatter)
+
+
+def read_comment_target(
+    source_language: str, path: Path, display: str, data: bytes | None = None
+) -> CheckTarget:
+    """A source file's comments as a check target (``comments`` set, fingerprints by block).
+
+    A file kapi has no grammar for is ``no_reader``; one that cannot be read
+    ``did_not_run``. Without the ``kapi-formats[code]`` extra the check cannot
+    run at all: :class:`HostError`, exit 1, naming the install command.
+    """
+    from kapi.formats.comments import CodeExtraMissing, UnsupportedLanguage, read_comments
+    from kapi.formats.comments.blocks import CommentLocator, comment_blocks
+    from kapi.formats.reading import read_regular
+
+    started = time.perf_counter()
+    try:
+        raw = data if data is not None else read_regular(path, display=display)
+        found = read_comments(raw, display)
+    except CodeExtraMissing as err:
+        raise HostError(f"{display}: {err}", exit_code=EXIT_ERROR) from None
+    except UnsupportedLanguage as err:
+        return CheckTarget(file=display, status=ScopeStatus.NO_READER, reason=err.located())
+    except FormatError as err:
+        status = ScopeStatus.DELETED if err.code == "not_found" else ScopeStatus.DID_NOT_RUN
+        return CheckTarget(file=display, status=status, reason=err.located())
+    blocks = comment_blocks(found, source_language)
+    return CheckTarget(
+        file=display,
+        format=found.language,
+        blocks=blocks,
+        locale=source_language,
+        context_path=display,
+        block_lines={c.key: Lines(c.line, c.end_line) for c in found.comments},
+        extraction_ms=(time.perf_counter() - started) * 1000,
+        locator=CommentLocator(raw.decode("utf-8"), found),
+        comments=True,
+        fingerprints={c.key: c.sha256 for c in found.comments},
+    )
+
+
+def reads_comments(workspace: Workspace, path: str, *, asked: bool) -> bool:
+    """Whether ``path`` is read for its comments: asked for (``--comments``) or declared."""
+    if path == "-":
+        return False
+    if asked:
+        return is_comment_source(path)
+    project = workspace.project
+    if project is None or not _declares_comments(project):
+        return False  # decided before loading the languages: a plain check starts fast
+    relative = project.relative(Path(path))
+    return (
+        relative is not None
+        and is_comment_source(path)
+        and comment_settings(project, relative).declared
+    )
+
+
+def _declares_comments(project: Project) -> bool:
+    return any(item.comments for collection in project.collections for item in collection.items)
+
+
+def usage(message: str) -> HostError:
+    return HostError(message, exit_code=EXIT_USAGE)
