@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from kapi.core.format import FormatError, WriteRefused
 from kapi.core.model import Document, Ph, Text, plain_text
@@ -188,3 +190,43 @@ def test_new_text_that_would_read_as_jsx_or_an_expression_is_escaped(text: str) 
     again = read(out)
     assert text_of(again, "p1") == text
     assert [b.role for b in again.blocks] == ["heading", "paragraph"]
+
+
+_PIECES = [
+    "import A from './a';\nexport const b = 1;",
+    "Para with <Kbd>Ctrl</Kbd> and {props.value} and `code`.",
+    '<Tabs>\n  <TabItem value="a" label="A">\n    Inside a tab.\n  </TabItem>\n</Tabs>',
+    ":::note Title\nA note *body*.\n:::",
+    "::::tip[Nested]\n:::info\nInner.\n:::\n::::",
+    '<Foo\n  bar={{a: [1, 2]}}\n  baz="x"\n/>',
+    "{/* a comment */}",
+    "<!-- an HTML\n\ncomment -->",
+    "- item with <b>bold</b>\n- second",
+    "> quoted {value}",
+    "```js\nconst x = <A />;\n```",
+    "| a | b |\n|---|---|\n| <C /> | d |",
+]
+_WORDS = st.text(alphabet="abcXYZ019*_`[]()<>!#\\-+=|~&;:.\"'/é{}%$", min_size=1, max_size=12)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(_PIECES), min_size=1, max_size=8), st.data())
+def test_any_mdx_document_round_trips_and_any_new_text_reads_back(
+    pieces: list[str], data: st.DataObject
+) -> None:
+    source = "\n\n".join(pieces).encode() + b"\n"
+    document = read(source)
+    assert CODEC.write(document) == source
+    editable = [b for b in document.blocks if b.translatable]
+    target = data.draw(st.sampled_from(editable)) if editable else None
+    if target is None:
+        return
+    text = data.draw(_WORDS)
+    out = set_text(document, target.id, text)
+    again = read(out)
+    assert [(b.id, b.role) for b in again.blocks] == [(b.id, b.role) for b in document.blocks]
+    assert text_of(again, target.id) == text.strip(" \t")
+    restored = again.with_blocks(
+        tuple(b.with_source(block(document, b.id).source) for b in again.blocks)
+    )
+    assert CODEC.write(restored) == source

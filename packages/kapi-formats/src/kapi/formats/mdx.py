@@ -47,7 +47,7 @@ ADMONITIONS = frozenset(
 
 _TAG_NAME = re.compile(r"[A-Za-z_$][\w$.:-]*")
 _ATTRIBUTE = re.compile(r"[A-Za-z_$:][\w$.:-]*")
-_ADMONITION = re.compile(r"([A-Za-z]+)(?:\[([^\]\n]*)\])?[ \t]*")
+_ADMONITION = re.compile(r"([A-Za-z]+)(?:\[((?:\\.|[^\]\\\n])*)\])?[ \t]*")
 _ESM = re.compile(r"(?:import|export)(?:[ \t{*]|$)")
 _VOID = frozenset(
     {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "wbr"}
