@@ -1,0 +1,264 @@
+"""`kapi memory`: TMX, PO and XLIFF imports (all or nothing), search tiers, export, list, rebuild."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+KAPI = str(Path(sys.executable).with_name("kapi"))
+SHOP = Path(__file__).resolve().parents[3] / "examples" / "shop"
+
+TMX = """<?xml version="1.0" encoding="UTF-8"?>
+<tmx version="1.4">
+  <header creationtool="test" creationtoolversion="1" segtype="sentence" o-tmf="x"
+          adminlang="en" srclang="en" datatype="plaintext"/>
+  <body>
+    <tu>
+      <tuv xml:lang="en"><seg>Save your changes</seg></tuv>
+      <tuv xml:lang="fr"><seg>Enregistrez vos modifications</seg></tuv>
+    </tu>
+    <tu>
+      <tuv xml:lang="en"><seg>Pay <ph x="1">{{amount}}</ph> now</seg></tuv>
+      <tuv xml:lang="fr"><seg>Payer <ph x="1">{{amount}}</ph> maintenant</seg></tuv>
+    </tu>
+    <tu>
+      <tuv xml:lang="en-GB"><seg>Read the <bpt i="1">&lt;b&gt;</bpt>terms<ept i="1">&lt;/b&gt;</ept></seg></tuv>
+      <tuv xml:lang="de"><seg>Lesen Sie die <bpt i="1">&lt;b&gt;</bpt>Bedingungen<ept i="1">&lt;/b&gt;</ept></seg></tuv>
+    </tu>
+  </body>
+</tmx>
+"""
+
+
+def run(root, *args, env=None):
+    environ = {
+        k: v for k, v in os.environ.items() if not k.startswith(("KAPI_", "CLAUDE", "CODEX"))
+    }
+    environ.update(env or {})
+    return subprocess.run(
+        [KAPI, *args], cwd=root, capture_output=True, text=True, env=environ, timeout=120
+    )
+
+
+@pytest.fixture
+def shop(tmp_path):
+    root = tmp_path / "shop"
+    shutil.copytree(SHOP, root)
+    return root
+
+
+def search(root, text, source="en", target="fr", *extra):
+    done = run(root, "memory", "search", text, "--from", source, "--to", target, "--json", *extra)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_tmx_import_maps_inline_codes_and_search_finds_each_tier(shop):
+    (shop / "memory.tmx").write_text(TMX, encoding="utf-8")
+    done = run(shop, "memory", "import", "memory.tmx", "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {
+        "path": "memory.tmx",
+        "format": "tmx",
+        "units": 3,
+        "added": 3,
+        "skipped": 0,
+    }
+
+    exact = search(shop, "Save your changes")
+    assert exact == {
+        "matches": [
+            {
+                "source": "Save your changes",
+                "target": "Enregistrez vos modifications",
+                "score": 1.0,
+                "match_type": "structural-exact",
+            }
+        ],
+        "total": 1,
+    }
+    # The placeholder came in as a code: the same words with other code ids still match whole.
+    coded = search(shop, 'Pay <x id="7/"/> now')
+    assert coded["matches"][0]["match_type"] == "structural-exact"
+    assert coded["matches"][0]["target"] == 'Payer <x id="1/"/> maintenant'
+    # The same words with no code: exact, but the codes differ, so 0.99.
+    plain = search(shop, "Pay now")
+    assert plain["matches"][0]["match_type"] == "exact"
+    assert plain["matches"][0]["score"] == 0.99
+    fuzzy = search(shop, "Save your change")
+    assert fuzzy["matches"][0]["match_type"] == "fuzzy"
+    assert 0.9 < fuzzy["matches"][0]["score"] < 1.0
+    assert search(shop, "Completely different words here")["matches"] == []
+    # bpt/ept became a paired code, and the locales were canonicalised.
+    paired = search(shop, 'Read the <x id="1"/>terms<x id="/1"/>', "en-GB", "de")
+    assert paired["matches"][0]["target"] == 'Lesen Sie die <x id="1"/>Bedingungen<x id="/1"/>'
+
+    again = run(shop, "memory", "import", "memory.tmx", "--json")
+    assert json.loads(again.stdout)["added"] == 0  # units the memory holds are not added twice
+
+
+def test_min_score_and_limit(shop):
+    units = "".join(
+        f'<tu><tuv xml:lang="en"><seg>Open the settings page {n}</seg></tuv>'
+        f'<tuv xml:lang="fr"><seg>Ouvrez la page des réglages {n}</seg></tuv></tu>'
+        for n in range(30)
+    )
+    (shop / "many.tmx").write_text(
+        f'<tmx version="1.4"><header srclang="en"/><body>{units}</body></tmx>'
+    )
+    assert run(shop, "memory", "import", "many.tmx").returncode == 0
+    found = search(shop, "Open the settings page")
+    assert len(found["matches"]) == 10  # the default limit
+    assert found["total"] == 30
+    assert all(m["score"] >= 0.7 for m in found["matches"])
+    assert search(shop, "Open the settings page", "en", "fr", "--min-score", "1.0")["matches"] == []
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (
+            '<tuv xml:lang="en"><seg>A <bpt i="1"/>b</seg></tuv><tuv xml:lang="fr"><seg>x</seg></tuv>',
+            "never closed",
+        ),
+        (
+            '<tuv xml:lang="en"><seg>A <ept i="2"/></seg></tuv><tuv xml:lang="fr"><seg>x</seg></tuv>',
+            "closes no open",
+        ),
+        (
+            '<tuv xml:lang="en"><seg>A <foo/></seg></tuv><tuv xml:lang="fr"><seg>x</seg></tuv>',
+            "not a TMX inline element",
+        ),
+        (
+            '<tuv xml:lang="en"><seg>A</seg></tuv><tuv xml:lang="not a language"><seg>x</seg></tuv>',
+            "not a BCP-47 language tag",
+        ),
+    ],
+)
+def test_a_broken_tmx_is_refused_whole(shop, body, message):
+    good = (
+        '<tu><tuv xml:lang="en"><seg>Fine</seg></tuv><tuv xml:lang="fr"><seg>Bien</seg></tuv></tu>'
+    )
+    (shop / "bad.tmx").write_text(
+        f'<tmx version="1.4"><header srclang="en"/><body>{good}<tu>{body}</tu></body></tmx>'
+    )
+    done = run(shop, "memory", "import", "bad.tmx")
+    assert done.returncode == 2
+    assert message in done.stderr
+    assert "unit 2" in done.stderr
+    assert "Traceback" not in done.stderr
+    listed = run(shop, "memory", "list", "--json")
+    assert json.loads(listed.stdout) == []  # the good unit before it was not imported either
+
+
+def test_malformed_xml_and_entities_are_refused(shop):
+    (shop / "bad.tmx").write_text("<tmx><body><tu>")
+    done = run(shop, "memory", "import", "bad.tmx")
+    assert done.returncode == 2 and "not well-formed" in done.stderr
+    (shop / "bomb.tmx").write_text('<!DOCTYPE tmx [<!ENTITY a "aaaa">]><tmx>&a;</tmx>')
+    done = run(shop, "memory", "import", "bomb.tmx")
+    assert done.returncode == 2 and "entities" in done.stderr
+
+
+def test_po_and_xliff_imports(shop):
+    (shop / "fr.po").write_text(
+        'msgid ""\nmsgstr ""\n"Language: fr\\n"\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'
+        'msgid "Sign in"\nmsgstr "Se connecter"\n\nmsgid "Untranslated"\nmsgstr ""\n',
+        encoding="utf-8",
+    )
+    done = run(shop, "memory", "import", "fr.po", "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["added"] == 1
+    (shop / "de.xlf").write_text(
+        '<?xml version="1.0"?><xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2">'
+        '<file source-language="en" target-language="de" datatype="plaintext" original="x"><body>'
+        '<trans-unit id="1"><source>Sign out</source><target>Abmelden</target></trans-unit>'
+        "</body></file></xliff>",
+        encoding="utf-8",
+    )
+    done = run(shop, "memory", "import", "de.xlf", "--json")
+    assert done.returncode == 0, done.stderr
+    assert search(shop, "Sign in")["matches"][0]["target"] == "Se connecter"
+    assert search(shop, "Sign out", "en", "de")["matches"][0]["target"] == "Abmelden"
+
+
+def test_export_is_tmx_that_imports_again(shop, tmp_path):
+    (shop / "memory.tmx").write_text(TMX, encoding="utf-8")
+    run(shop, "memory", "import", "memory.tmx")
+    exported = run(shop, "memory", "export", "--format", "tmx")
+    assert exported.returncode == 0, exported.stderr
+    assert '<ph x="1"/>' in exported.stdout and '<bpt i="1"/>' in exported.stdout
+    other = tmp_path / "other"
+    shutil.copytree(SHOP, other)
+    (other / "back.tmx").write_text(exported.stdout, encoding="utf-8")
+    done = run(other, "memory", "import", "back.tmx", "--json")
+    assert json.loads(done.stdout)["added"] == 3
+    assert search(other, 'Pay <x id="1/"/> now')["matches"][0]["score"] == 1.0
+
+
+def test_an_agent_may_not_import_and_outside_files_are_refused(shop, tmp_path):
+    (shop / "memory.tmx").write_text(TMX, encoding="utf-8")
+    done = run(shop, "memory", "import", "memory.tmx", env={"KAPI_ACTOR": "agent"})
+    assert done.returncode == 3 and "person" in done.stderr
+    outside = tmp_path / "outside.tmx"
+    outside.write_text(TMX, encoding="utf-8")
+    done = run(shop, "memory", "import", str(outside))
+    assert done.returncode == 2 and "outside the project" in done.stderr
+
+
+def test_memory_outside_a_project_is_an_error(tmp_path):
+    done = run(tmp_path, "memory", "list", env={"KAPI_NO_PROJECT": "1"})
+    assert done.returncode == 1 and "kapi init" in done.stderr
+
+
+def test_rebuild_takes_a_persons_translations_not_tool_drafts(shop):
+    assert run(shop, "up", "--provider", "pseudo", "--quiet").returncode in (0, 3)
+    done = run(shop, "memory", "rebuild", "--json")
+    assert done.returncode == 0, done.stderr
+    # The French the example ships with is a person's: it feeds memory.
+    assert search(shop, "Your cart")["matches"][0]["target"] == "Votre panier"
+    # The pseudo draft of checkout.help is a tool's: it does not.
+    assert search(shop, "Simply contact support if anything goes wrong.")["matches"] == []
+    again = json.loads(run(shop, "memory", "rebuild", "--json").stdout)
+    assert again["entries"] == json.loads(done.stdout)["entries"]  # rebuilt, not added twice
+
+
+def test_a_memory_op_feeds_search(shop):
+    change = {
+        "ops": [
+            {
+                "op": "memory",
+                "action": "add",
+                "from": {"edition": "en", "text": "Log out"},
+                "to": {"edition": "fr", "text": "Se déconnecter"},
+            }
+        ]
+    }
+    done = subprocess.run(
+        [KAPI, "apply", "-"], cwd=shop, input=json.dumps(change), capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert search(shop, "Log out")["matches"][0]["target"] == "Se déconnecter"
+
+
+def test_fuzzy_search_stays_fast_over_many_entries(shop):
+    """A coarse guard only: the figure is measured in bench/bench_translation.py."""
+    words = "account order cart price delivery address payment refund coupon review".split()
+    units = "".join(
+        f'<tu><tuv xml:lang="en"><seg>Your {words[n % 10]} {words[n // 10 % 10]} number {n}</seg></tuv>'
+        f'<tuv xml:lang="fr"><seg>Votre {n}</seg></tuv></tu>'
+        for n in range(3000)
+    )
+    (shop / "big.tmx").write_text(
+        f'<tmx version="1.4"><header srclang="en"/><body>{units}</body></tmx>'
+    )
+    assert run(shop, "memory", "import", "big.tmx").returncode == 0
+    start = time.perf_counter()
+    found = search(shop, "Your cart price number 132")
+    assert found["matches"][0]["source"] == "Your cart price number 132"
+    assert time.perf_counter() - start < 10
