@@ -481,7 +481,22 @@ class QaAnalyzer(Analyzer):
         return out
 
     def probes(self, unit: CheckUnit) -> list[Probe]:
-        source, target = "Deleted %d files in %s", "Dans %s, %d fichiers supprimés"
-        block = Block(id="canary", source=(Text(source),))
-        probe_unit = unit.with_blocks([block], {"canary": (Text(target),)})
-        return [Probe(probe_unit, "qa.printf", f"{source} → {target}")]
+        """A known fault per critical rule the placeholder analyzer does not already catch."""
+        samples: list[tuple[str, Runs, Runs]] = [
+            ("qa.printf", (Text("Deleted %d files in %s"),), (Text("Dans %s, %d fichiers"),)),
+            ("qa.escapes", (Text("C:\\temp"),), (Text("C: temp"),)),
+            ("qa.newlines", (Text("First\nSecond"),), (Text("Premier Second"),)),
+            ("qa.tabs", (Text("Name\tValue"),), (Text("Nom Valeur"),)),
+            ("qa.xmltags", (Text("<b>Bold</b> text"),), (Text("Texte gras"),)),
+            (
+                "qa.plural",
+                (Plural("n", {"one": (Text("One file"),), "other": (Text("Many files"),)}),),
+                (Text("Fichiers"),),
+            ),
+        ]
+        probes = []
+        for rule, source, target in samples:
+            block = Block(id="canary", source=source)
+            probe_unit = unit.with_blocks([block], {"canary": target})
+            probes.append(Probe(probe_unit, rule, f"{_flat(source)!r} → {_flat(target)!r}"))
+        return probes
