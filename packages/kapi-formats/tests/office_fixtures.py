@@ -407,3 +407,98 @@ def docx_with_chart(chart: str | None = None) -> bytes:
         parts=parts,
         overrides={"word/charts/chart1.xml": CHART_TYPE} if chart is not None else {},
     )
+
+
+def xlsx_with_chart(*, chart_sheet: bool = True, drawing: bool = True) -> bytes:
+    """A workbook: sheet ``Sheet1`` with a chart on its drawing (:func:`chart_xml`, whose
+    second series is cell C1), and a chart sheet ``Overview`` with a chart of its own.
+
+    C1 ("Costs &amp; fees") is a shared string C4 uses too. ``drawing=False`` leaves
+    the sheet's drawing part out (its relationship dangles).
+    """
+    rows = (
+        '<row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1" t="s"><v>1</v></c>'
+        '<c r="C1" t="s"><v>2</v></c></row>'
+        '<row r="2"><c r="A2" t="s"><v>3</v></c><c r="B2"><v>120</v></c><c r="C2"><v>80</v></c></row>'
+        '<row r="4"><c r="A4" t="s"><v>4</v></c><c r="C4" t="s"><v>2</v></c></row>'
+    )
+    shared = ["Region", "Revenue", "Costs &amp; fees", "North", "Note"]
+    drawing_xml = (
+        f'{DECLARATION}<xdr:wsDr xmlns:xdr="http://schemas.openxmlformats.org/drawingml/2006/'
+        f'spreadsheetDrawing" xmlns:a="{A}" xmlns:r="{R}" xmlns:c="{C}"><xdr:absoluteAnchor>'
+        '<xdr:pos x="0" y="0"/><xdr:ext cx="4000000" cy="3000000"/><xdr:graphicFrame macro="">'
+        '<xdr:nvGraphicFramePr><xdr:cNvPr id="2" name="Chart 1"/><xdr:cNvGraphicFramePr/>'
+        '</xdr:nvGraphicFramePr><xdr:xfrm/><a:graphic><a:graphicData uri="' + C + '">'
+        '<c:chart r:id="rId1"/></a:graphicData></a:graphic></xdr:graphicFrame>'
+        "<xdr:clientData/></xdr:absoluteAnchor></xdr:wsDr>"
+    )
+    types = {
+        "xl/workbook.xml": XLSX_MAIN,
+        "xl/worksheets/sheet1.xml": (
+            "application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"
+        ),
+        "xl/sharedStrings.xml": (
+            "application/vnd.openxmlformats-officedocument.spreadsheetml.sharedStrings+xml"
+        ),
+        "xl/charts/chart1.xml": CHART_TYPE,
+        "xl/drawings/drawing1.xml": "application/vnd.openxmlformats-officedocument.drawing+xml",
+    }
+    sheets = '<sheet name="Sheet1" sheetId="1" r:id="rId1"/>'
+    workbook_rels: list[Rel] = [
+        ("rId1", "worksheet", "worksheets/sheet1.xml"),
+        ("rIdS", "sharedStrings", "sharedStrings.xml"),
+    ]
+    files: dict[str, str | bytes] = {
+        "xl/worksheets/sheet1.xml": (
+            f'{DECLARATION}<worksheet xmlns="{X}" xmlns:r="{R}"><sheetData>{rows}</sheetData>'
+            '<drawing r:id="rIdD"/></worksheet>'
+        ),
+        "xl/worksheets/_rels/sheet1.xml.rels": rels_xml(
+            [("rIdD", "drawing", "../drawings/drawing1.xml")]
+        ),
+        "xl/sharedStrings.xml": (
+            f'{DECLARATION}<sst xmlns="{X}" count="6" uniqueCount="5">'
+            + "".join(f"<si><t>{text}</t></si>" for text in shared)
+            + "</sst>"
+        ),
+        "xl/drawings/_rels/drawing1.xml.rels": rels_xml(
+            [("rId1", "chart", "../charts/chart1.xml")]
+        ),
+        "xl/charts/chart1.xml": chart_xml(),
+    }
+    if drawing:
+        files["xl/drawings/drawing1.xml"] = drawing_xml
+    if chart_sheet:
+        sheets += '<sheet name="Overview" sheetId="2" r:id="rId2"/>'
+        workbook_rels.append(("rId2", "chartsheet", "chartsheets/sheet1.xml"))
+        types["xl/chartsheets/sheet1.xml"] = (
+            "application/vnd.openxmlformats-officedocument.spreadsheetml.chartsheet+xml"
+        )
+        types["xl/charts/chart2.xml"] = CHART_TYPE
+        files["xl/chartsheets/sheet1.xml"] = (
+            f'{DECLARATION}<chartsheet xmlns="{X}" xmlns:r="{R}"><drawing r:id="rIdD"/>'
+            "</chartsheet>"
+        )
+        files["xl/chartsheets/_rels/sheet1.xml.rels"] = rels_xml(
+            [("rIdD", "drawing", "../drawings/drawing2.xml")]
+        )
+        files["xl/drawings/drawing2.xml"] = drawing_xml
+        files["xl/drawings/_rels/drawing2.xml.rels"] = rels_xml(
+            [("rId1", "chart", "../charts/chart2.xml")]
+        )
+        files["xl/charts/chart2.xml"] = chart_xml(
+            "Overview",
+            body='<c:plotArea><c:layout/><c:pieChart><c:ser><c:idx val="0"/><c:order val="0"/>'
+            "<c:tx><c:strRef><c:f>'Sheet1'!$A$1</c:f><c:strCache><c:ptCount val=\"1\"/>"
+            '<c:pt idx="0"><c:v>Region</c:v></c:pt></c:strCache></c:strRef></c:tx></c:ser>'
+            "</c:pieChart></c:plotArea>",
+        )
+    head: dict[str, str | bytes] = {
+        "[Content_Types].xml": content_types(types),
+        "_rels/.rels": rels_xml([("rId1", "officeDocument", "xl/workbook.xml")]),
+        "xl/workbook.xml": (
+            f'{DECLARATION}<workbook xmlns="{X}" xmlns:r="{R}"><sheets>{sheets}</sheets></workbook>'
+        ),
+        "xl/_rels/workbook.xml.rels": rels_xml(workbook_rels),
+    }
+    return zip_parts({**head, **files})

@@ -288,6 +288,135 @@ def test_a_chart_whose_workbook_is_damaged_refuses_the_series_edit_naming_it() -
     assert fx.changed_entries(data, edited) == ["ppt/charts/chart1.xml"]
 
 
+# --- XLSX: a workbook composed by hand (a sheet's chart and a chart sheet) ----------------------
+
+
+def test_a_workbooks_charts_follow_their_sheets_and_a_referenced_name_is_its_cell() -> None:
+    data = fx.xlsx_with_chart()
+    document = XLSX.read(data)
+    assert XLSX.write(document) == data
+    charts = [
+        (b.id, b.role, b.translatable, b.properties.get("source", ""))
+        for b in document.blocks
+        if "chart" in b.id
+    ]
+    assert charts == [
+        ("Sheet1!chart1/title/p1", "chart-title", True, ""),
+        ("Sheet1!chart1/series1", "series-name", True, ""),
+        ("Sheet1!chart1/series1/label2/p1", "data-label", True, ""),
+        ("Sheet1!chart1/series2", "series-name", False, "Sheet1!C1"),
+        ("Sheet1!chart1/axis2/title/p1", "axis-title", True, ""),
+        ("Overview!chart2/title/p1", "chart-title", True, ""),
+        ("Overview!chart2/series1", "series-name", False, "Sheet1!A1"),
+    ]
+    with pytest.raises(WriteRefused) as caught:
+        XLSX.write(_edit(document, {"Overview!chart2/series1": "Gebiet"}))
+    assert caught.value.capability == "editable" and "cell Sheet1!A1" in str(caught.value)
+
+
+def test_a_cell_a_chart_names_updates_its_cache_and_set_back_gives_the_bytes() -> None:
+    openpyxl = pytest.importorskip("openpyxl")
+    data = fx.xlsx_with_chart()
+    edited = XLSX.write(
+        _edit(XLSX.read(data), {"Sheet1!C1": "Kosten <netto>", "Sheet1!A1": "Gebiet"})
+    )
+    assert fx.changed_entries(data, edited) == [
+        "xl/worksheets/sheet1.xml",
+        "xl/sharedStrings.xml",
+        "xl/charts/chart1.xml",
+        "xl/charts/chart2.xml",
+    ]
+    chart = fx.entries(edited)["xl/charts/chart1.xml"].decode()
+    assert chart == fx.entries(data)["xl/charts/chart1.xml"].decode().replace(
+        "<c:v>Costs &amp; fees</c:v>", "<c:v>Kosten &lt;netto&gt;</c:v>"
+    )
+    assert "<c:v>Gebiet</c:v>" in fx.entries(edited)["xl/charts/chart2.xml"].decode()
+    again = {b.id: plain_text(b.source) for b in XLSX.read(edited).blocks}
+    assert again["Sheet1!chart1/series2"] == "Kosten <netto>" == again["Sheet1!C1"]
+    assert again["Sheet1!C4"] == "Costs & fees"  # the other cell keeps the shared string
+    sheet = openpyxl.load_workbook(io.BytesIO(edited))["Sheet1"]
+    assert (sheet["A1"].value, sheet["C1"].value, sheet["C4"].value) == (
+        "Gebiet",
+        "Kosten <netto>",
+        "Costs & fees",
+    )
+    restored = XLSX.write(
+        _edit(XLSX.read(edited), {"Sheet1!C1": "Costs & fees", "Sheet1!A1": "Region"})
+    )
+    assert restored == data
+
+
+def test_a_chart_name_written_out_and_a_title_edit_in_the_chart_part_only() -> None:
+    data = fx.xlsx_with_chart()
+    document = XLSX.read(data)
+    edited = XLSX.write(
+        _edit(
+            document, {"Sheet1!chart1/series1": "Umsatz", "Overview!chart2/title/p1": "Übersicht"}
+        )
+    )
+    assert fx.changed_entries(data, edited) == ["xl/charts/chart1.xml", "xl/charts/chart2.xml"]
+    originals = {b.id: b.source for b in document.blocks}
+    assert XLSX.write(_edit(XLSX.read(edited), originals)) == data  # type: ignore[arg-type]
+
+
+def test_a_sheet_drawing_missing_from_the_workbook_leaves_its_charts_out() -> None:
+    data = fx.xlsx_with_chart(drawing=False)
+    document = XLSX.read(data)
+    ids = [b.id for b in document.blocks]
+    assert "Sheet1!C1" in ids and not any(i.startswith("Sheet1!chart") for i in ids)
+    assert "Overview!chart2/title/p1" in ids
+    edited = XLSX.write(_edit(document, {"Sheet1!A4": "Notiz"}))
+    assert fx.changed_entries(data, edited) == ["xl/sharedStrings.xml"]
+
+
+def test_kapi_apply_edits_a_chart_and_refuses_a_name_that_is_a_cell(tmp_path: Path) -> None:
+    import json
+
+    book = tmp_path / "sales.xlsx"
+    book.write_bytes(fx.xlsx_with_chart())
+    kapi = Path(sys.executable).with_name("kapi")
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "KAPI_NO_PROJECT": "1",
+        "HOME": str(tmp_path),
+        "KAPI_ACTOR": "person",
+    }
+
+    def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(kapi), *args],
+            cwd=tmp_path,
+            input=stdin,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=env,
+        )
+
+    records = {r["ref"]["block"]: r for r in json.loads(run("inspect", "sales.xlsx").stdout)}
+    title = records["Sheet1!chart1/title/p1"]
+    series = records["Sheet1!chart1/series2"]
+
+    def op(record: dict, text: str) -> dict:  # type: ignore[type-arg]
+        return {
+            "op": "replace_text",
+            "at": record["ref"],
+            "if_match": record["rev"],
+            "edits": [{"find": record["text"], "text": text}],
+        }
+
+    refused = run("apply", "--json", "-", stdin=json.dumps({"ops": [op(series, "Kosten")]}))
+    assert refused.returncode in (2, 3), refused.stderr
+    assert "Traceback" not in refused.stderr
+    assert book.read_bytes() == fx.xlsx_with_chart()
+    applied = run(
+        "apply", "--json", "-", stdin=json.dumps({"ops": [op(title, "Umsatz nach Region")]})
+    )
+    assert applied.returncode == 0, applied.stderr + applied.stdout
+    after = {r["ref"]["block"]: r["text"] for r in json.loads(run("inspect", "sales.xlsx").stdout)}
+    assert after["Sheet1!chart1/title/p1"] == "Umsatz nach Region"
+
+
 # --- XLSX: a chart openpyxl makes, saved again by LibreOffice (which caches the names) ----------
 
 
