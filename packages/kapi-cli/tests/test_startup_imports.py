@@ -85,6 +85,22 @@ def _assert_none(modules: set[str], *prefixes: str) -> None:
     assert {p: names for p, names in found.items() if names} == {}
 
 
+CHANGE_SERVICE = tuple(
+    f"kapi.core.change.{name}"
+    for name in (
+        "service",
+        "staging",
+        "dispatch",
+        "gate",
+        "rendering",
+        "landing",
+        "content",
+        "plan",
+        "wire",
+        "decode",
+        "schema",
+    )
+)
 HEAVY = ("lxml", "openpyxl", "docx", "pptx", "translate", "xlsxwriter")
 OTHER_FORMATS = tuple(
     f"kapi.formats.{name}"
@@ -134,9 +150,9 @@ def test_checking_in_a_project_reads_its_voice_without_the_change_service(tmp_pa
     assert done.returncode == 3, done.stderr[-2000:]
     assert 'Use "use" instead of "utilize"' in done.stdout
     modules = _modules(done)
-    _assert_none(
-        modules, "kapi.core.change", "importlib.metadata", "cattrs", *HEAVY, *OTHER_FORMATS
-    )
+    # The context log's records name their sender with the change contract's Actor, so
+    # kapi.core.change.ports may load here; the change service itself never does.
+    _assert_none(modules, *CHANGE_SERVICE, "importlib.metadata", "cattrs", *HEAVY, *OTHER_FORMATS)
 
 
 def test_kapi_help_imports_no_verb_machinery(tmp_path):

@@ -18,7 +18,7 @@ from kapi.cli.common import (
     source_lang_option,
     workspace_of,
 )
-from kapi.cli.output import emit_json, fail, table, warn
+from kapi.cli.output import emit_json, fail, gc_held, pretty, set_pretty, table, warn
 from kapi.host.errors import HostError, KapiError
 from kapi.host.version import VERSION
 
@@ -61,8 +61,13 @@ class KapiGroup(click.Group):
     metavar="PATH",
     help="The project: its kapi.yaml, its folder, or any path inside it (default: found upward).",
 )
+@click.option(
+    "--pretty",
+    is_flag=True,
+    help="Indent JSON output (the default at a terminal; piped, it is one line).",
+)
 @click.pass_context
-def cli(ctx: click.Context, project: str | None) -> None:
+def cli(ctx: click.Context, project: str | None, pretty: bool) -> None:
     """kapi: read, change and check content in any format, safely.
 
     \b
@@ -72,6 +77,8 @@ def cli(ctx: click.Context, project: str | None) -> None:
     Exit codes: 0 ok, 1 error, 2 usage or invalid input, 3 refused or gate failed, 5 unreachable.
     """
     ctx.obj = {"project": project}
+    if pretty:
+        set_pretty(True)
 
 
 @cli.command()
@@ -94,7 +101,8 @@ def inspect(files: tuple[str, ...], jsonl: bool, source_lang: str, format_name: 
         result = run_inspect(request, workspace)
     except HostError as err:
         fail(err)
-    emit_json(result.encoded(), jsonl=jsonl)
+    with gc_held():
+        emit_json(result.encoded(), jsonl=jsonl)
     for failure in result.failures:
         warn(f"Error: {failure.message}")
     sys.exit(result.exit_code)
@@ -187,7 +195,7 @@ def _print_result(result, *, as_json: bool, dry_run: bool) -> None:  # type: ign
     from kapi.core.change import wire
 
     if as_json:
-        click.echo(wire.dumps(wire.encode_result(result), indent=2))
+        click.echo(wire.dumps(wire.encode_result(result), indent=2 if pretty() else None))
     elif dry_run:
         for doc in result.docs:
             if doc.diff:

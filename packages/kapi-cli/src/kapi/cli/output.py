@@ -1,23 +1,40 @@
 """How the CLI speaks: the result on stdout, everything else on stderr.
 
-Text read from files may hold a lone surrogate (a JSON ``"\\ud800"``), which
-no encoding can write: it is printed as the JSON escape ``\\ud800``, valid
-JSON on stdout and readable on stderr.
+JSON is written by the standard library's C encoder on one line when stdout is
+not a terminal (a pipe, a file, an agent reading it), and indented for a person
+at a terminal or with ``kapi --pretty``. Text read from files may hold a lone
+surrogate (a JSON ``"\\ud800"``), which no encoding can write: it is printed as
+the JSON escape ``\\ud800``, valid JSON on stdout and readable on stderr.
 """
 
 from __future__ import annotations
 
+import gc
 import json
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, NoReturn
 
 import click
 
 from kapi.host.errors import error_payload, exit_code_of
 
-__all__ = ["emit_json", "fail", "printable", "say", "table", "warn"]
+__all__ = [
+    "emit_json",
+    "fail",
+    "gc_held",
+    "json_text",
+    "pretty",
+    "printable",
+    "say",
+    "set_pretty",
+    "table",
+    "warn",
+]
+
+_pretty: bool | None = None  # set by --pretty; None: indent when stdout is a terminal
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -37,12 +54,66 @@ def say(text: str, *, nl: bool = True, err: bool = False) -> None:
     click.echo(printable(text), nl=nl, err=err)
 
 
+def set_pretty(value: bool) -> None:
+    """Indent JSON output (``--pretty``) whatever stdout is."""
+    global _pretty
+    _pretty = value
+
+
+def pretty() -> bool:
+    """Whether JSON output is indented: ``--pretty``, or stdout is a terminal."""
+    if _pretty is not None:
+        return _pretty
+    try:
+        return sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def json_text(value: Any) -> str:
+    """``value`` as JSON text: indented when :func:`pretty`, else compact (the C encoder)."""
+    if pretty():
+        return json.dumps(value, ensure_ascii=False, indent=2)
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+@contextmanager
+def gc_held() -> Iterator[None]:
+    """No cycle collection while a large result is encoded and printed (acyclic dicts, lists)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def emit_json(value: Any, *, jsonl: bool = False) -> None:
+    """Print ``value`` as JSON on stdout (``jsonl``: a list as one item a line), UTF-8."""
     if jsonl and isinstance(value, list):
-        for item in value:
-            say(json.dumps(item, ensure_ascii=False, separators=(",", ":")))
+        if value:
+            _say_utf8(
+                "\n".join(
+                    json.dumps(item, ensure_ascii=False, separators=(",", ":")) for item in value
+                )
+            )
         return
-    say(json.dumps(value, ensure_ascii=False, indent=2))
+    _say_utf8(json_text(value))
+
+
+def _say_utf8(text: str) -> None:
+    """``text`` and a newline as UTF-8 bytes on stdout, lone surrogates escaped.
+
+    Bytes go to the binary stream as they are, where click would look for
+    terminal colour codes in a text of many megabytes (JSON holds none: it
+    escapes every control character).
+    """
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate, read from a file that spells one
+        data = printable(text).encode("utf-8")
+    click.echo(data)
 
 
 def warn(message: str) -> None:

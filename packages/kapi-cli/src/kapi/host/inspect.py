@@ -42,12 +42,9 @@ class InspectResult:
 
     def encoded(self) -> list[dict[str, Any]]:
         """The records as ``kapi inspect`` prints them (read records plus role and level)."""
-        from kapi.core.change.read import ReadPage
-        from kapi.core.change.wire import encode_read_page
+        from kapi.host.wire import encode_read_records
 
-        page = ReadPage(doc="", home="file", format="", head="", blocks=self.records)
-        blocks: list[dict[str, Any]] = encode_read_page(page, inspect=True)["blocks"]
-        return blocks
+        return encode_read_records(self.records, inspect=True)
 
 
 def run_inspect(request: InspectRequest, workspace: Workspace) -> InspectResult:

@@ -3,20 +3,158 @@
 A host function returns an ``attrs`` value; the CLI prints ``encode(value)``
 as JSON and the MCP server returns the same dict, so the two doors cannot
 drift. Field names are the JSON names; tuples become lists.
+
+Read records (``kapi inspect``, a read page) are many and alike, so
+:func:`encode_read_records` writes them without going through a converter per
+record: each class's fields are planned once from the change contract's wire
+shape (names, order, required fields, defaults left out), and a test holds the
+result equal to the contract converter's on every format's fixtures.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from enum import Enum
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
-import cattrs
+import attrs
 
-__all__ = ["converter", "encode"]
+if TYPE_CHECKING:
+    import cattrs
 
-converter = cattrs.Converter()
-converter.register_unstructure_hook(tuple, lambda value: [converter.unstructure(v) for v in value])
+    from kapi.core.change.read import BlockRead
+
+    converter: cattrs.Converter
+
+__all__ = ["converter", "encode", "encode_read_records"]
+
+
+@cache
+def _converter() -> cattrs.Converter:
+    import cattrs
+
+    made = cattrs.Converter()
+    made.register_unstructure_hook(tuple, lambda value: [made.unstructure(v) for v in value])
+    return made
+
+
+def __getattr__(name: str) -> Any:
+    if name == "converter":  # built on first use: a check or an inspect never needs it
+        return _converter()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def encode(value: Any) -> Any:
     """``value`` (an attrs result, or a sequence of them) as JSON-ready dicts and lists."""
-    return converter.unstructure(value)
+    return _converter().unstructure(value)
+
+
+# --- read records ---------------------------------------------------------------------------
+
+_INSPECT_ONLY = ("role", "level", "projected")
+
+# (attribute, wire name, always written, default, how the default is had)
+_Field = tuple[str, str, bool, Any, int]
+_PLAIN, _FACTORY, _FACTORY_OF_SELF = 0, 1, 2
+
+
+@cache
+def _plan(cls: type) -> tuple[tuple[_Field, ...], str | None]:
+    """How ``cls`` is written: its fields in wire order, and the key a run is wrapped in."""
+    from kapi.core.change.wire_shape import NATIVE_ONLY, RUN_KEYS, required_attrs, wire_fields
+    from kapi.core.model import Constraints
+
+    required = required_attrs(cls)
+    by_name = {field.name: field for field in attrs.fields(cls)}
+    planned: list[_Field] = []
+    for name, wire in wire_fields(cls):
+        if (cls, name) in NATIVE_ONLY:
+            continue
+        default = by_name[name].default
+        always = name in required or cls is Constraints
+        if isinstance(default, attrs.Factory):  # type: ignore[arg-type]
+            how = _FACTORY_OF_SELF if default.takes_self else _FACTORY
+            planned.append((name, wire, always, default.factory, how))
+        else:
+            planned.append((name, wire, always, default, _PLAIN))
+    return tuple(planned), RUN_KEYS.get(cls)
+
+
+def _value(value: Any) -> Any:
+    kind = value.__class__
+    if kind is str or kind is int or kind is bool or kind is float or value is None:
+        return value
+    encoder = _ENCODERS.get(kind)
+    if encoder is not None:
+        return encoder(value)
+    if kind is tuple or kind is list:
+        return [item if item.__class__ is str else _value(item) for item in value]
+    if attrs.has(kind):
+        return _encoder(kind)(value)
+    if isinstance(value, tuple | list):
+        return [_value(item) for item in value]
+    if isinstance(value, Mapping):
+        return {
+            key if key.__class__ is str else _value(key): item
+            if item.__class__ is str
+            else _value(item)
+            for key, item in value.items()
+        }
+    if isinstance(value, Enum):
+        return value.value
+    return value
+
+
+_ENCODERS: dict[type, Callable[[Any], dict[str, Any]]] = {}
+
+
+def _encoder(cls: type) -> Callable[[Any], dict[str, Any]]:
+    """A function writing one ``cls`` value, made once from its plan (as cattrs makes its own)."""
+    found = _ENCODERS.get(cls)
+    if found is not None:
+        return found
+    fields, key = _plan(cls)
+    namespace: dict[str, Any] = {"V": _value}
+    lines = ["def encode(obj):", "    out = {}"]
+    for index, (name, wire, always, default, how) in enumerate(fields):
+        namespace[f"d{index}"] = default
+        value = "v if v.__class__ is str else V(v)"
+        lines.append(f"    v = obj.{name}")
+        if always:
+            lines.append(f"    out[{wire!r}] = {value}")
+        elif how == _PLAIN:
+            test = "v is not None" if default is None else f"v != d{index}"
+            lines.append(f"    if {test}: out[{wire!r}] = {value}")
+        else:
+            made = f"d{index}()" if how == _FACTORY else f"d{index}(obj)"
+            lines.append(f"    if v != {made}: out[{wire!r}] = {value}")
+    lines.append(f"    return {{{key!r}: out}}" if key else "    return out")
+    exec(compile("\n".join(lines), f"<kapi read encoder {cls.__qualname__}>", "exec"), namespace)
+    encoder: Callable[[Any], dict[str, Any]] = namespace["encode"]
+    _ENCODERS[cls] = encoder
+    return encoder
+
+
+def encode_read_records(
+    records: Iterable[BlockRead], *, inspect: bool = True
+) -> list[dict[str, Any]]:
+    """Read records as a read page's ``blocks`` carry them (``inspect``: with role and level).
+
+    Equal to ``encode_read_page(page, inspect=inspect)["blocks"]`` of the change
+    contract's converter, record for record.
+    """
+    out: list[dict[str, Any]] = []
+    append = out.append
+    for record in records:
+        data = _encoder(record.__class__)(record)
+        if not inspect:
+            for name in _INSPECT_ONLY:
+                data.pop(name, None)
+        else:
+            if not data.get("role"):
+                data.pop("role", None)
+            if not data.get("level"):
+                data.pop("level", None)
+        append(data)
+    return out
