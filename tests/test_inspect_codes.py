@@ -380,3 +380,31 @@ def test_the_contract_page_states_the_constraints_the_guard_holds() -> None:
             (info,) = (code_infos((Ph("1"),), caps) or {}).values()
             assert (info.kind, attrs.asdict(info.constraints)) == ("placeholder", expected)
     assert checked >= 16
+
+
+def _code_types(records: list[dict[str, Any]]) -> dict[str, dict[str, bool]]:
+    found: dict[str, dict[str, bool]] = {}
+    for record in records:
+        holders = [record, *(record.get("editions") or {}).values()]
+        holders += [s for h in list(holders) for s in h.get("structures") or ()]
+        for holder in holders:
+            for code in (holder.get("codes") or {}).values():
+                if code["kind"] != "subblock":
+                    found.setdefault(code.get("type", ""), code["constraints"])
+    return found
+
+
+@pytest.mark.parametrize("source", CASES)
+def test_kapi_formats_declares_every_code_type_a_reader_makes(
+    source: Path | str, tmp_path: Path
+) -> None:
+    from kapi.formats import registry
+
+    declared = {
+        f["name"]: f["codes"] for f in json.loads(kapi("formats", "--json", cwd=tmp_path).stdout)
+    }
+    path = _place(source, tmp_path)
+    name = registry.detect(path.name, path.read_bytes()[:4096]).name
+    made = _code_types(inspect(path))
+    assert set(made) <= set(declared[name]), (name, sorted(set(made) - set(declared[name])))
+    assert made == {kind: declared[name][kind] for kind in made}

@@ -4,16 +4,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from attrs import frozen
+from attrs import field, frozen
 
 from kapi.core.change.errors import ChangeError, ErrorCode
+from kapi.core.model import Constraints, Ph, code_constraints
 
 __all__ = ["FormatInfo", "describe_format", "list_formats"]
 
 
 @frozen
 class FormatInfo:
-    """A registered format and what kapi can do with its files (``kapi formats --json``)."""
+    """A registered format and what kapi can do with its files (``kapi formats --json``).
+
+    ``codes`` maps each inline code type the format's reader makes to what an
+    edit may do with such a code, as the guard holds it.
+    """
 
     name: str
     title: str
@@ -28,6 +33,7 @@ class FormatInfo:
     editions: str
     structural: bool
     writable_attrs: dict[str, tuple[str, ...]]
+    codes: dict[str, Constraints] = field(factory=dict)
 
 
 def list_formats() -> tuple[FormatInfo, ...]:
@@ -49,6 +55,7 @@ def list_formats() -> tuple[FormatInfo, ...]:
             editions=spec.capabilities.editions,
             structural=spec.structural,
             writable_attrs={k: tuple(v) for k, v in spec.writable_attrs.items()},
+            codes={kind: code_constraints(Ph("", kind)) for kind in spec.code_types},
         )
         for spec in registry.all_formats()
     )

@@ -48,6 +48,31 @@ def _arb_like(head: bytes) -> bool:
     return b'"@@locale"' in _ascii(head)
 
 
+# The inline code types each reader makes (what an edit may do with each follows from the type).
+_PLACEHOLDERS = ("code:placeholder",)
+_EMPHASIS = ("fmt:bold", "fmt:italic", "fmt:underline", "fmt:strikethrough")
+_MARKUP = ("fmt:code", "link:hyperlink", "media:image", "fmt:linebreak", "code:tag", "entity:char")
+_MARKDOWN_CODES = ("fmt:bold", "fmt:italic", "fmt:strikethrough", *_MARKUP)
+_XLIFF_CODES = ("code:placeholder", "fmt:bold", "fmt:italic", "fmt:underline", *_MARKUP)
+_DRAWING_CODES = (
+    *_EMPHASIS,
+    "fmt:style",
+    "link:hyperlink",
+    "fmt:linebreak",
+    "code:field",
+    "code:tag",
+)
+_ANDROID_CODES = (
+    "code:placeholder",
+    "fmt:bold",
+    "fmt:italic",
+    "fmt:underline",
+    "link:hyperlink",
+    "fmt:linebreak",
+    "code:tag",
+)
+
+
 JSON = FormatSpec(
     name="json",
     title="JSON catalogue (flat, nested, i18next, ICU MessageFormat)",
@@ -55,6 +80,7 @@ JSON = FormatSpec(
     extensions=(".json",),
     mime_types=("application/json",),
     structural=True,
+    code_types=_PLACEHOLDERS,
 )
 ARB = FormatSpec(
     name="arb",
@@ -64,6 +90,7 @@ ARB = FormatSpec(
     mime_types=("application/x-arb",),
     structural=True,
     sniff=_arb_like,
+    code_types=_PLACEHOLDERS,
 )
 YAML = FormatSpec(
     name="yaml",
@@ -72,6 +99,7 @@ YAML = FormatSpec(
     extensions=(".yaml", ".yml"),
     mime_types=("application/yaml",),
     structural=True,
+    code_types=_PLACEHOLDERS,
 )
 PO = FormatSpec(
     name="po",
@@ -80,6 +108,7 @@ PO = FormatSpec(
     extensions=(".po", ".pot"),
     mime_types=("text/x-gettext-translation",),
     interchange=True,
+    code_types=_PLACEHOLDERS,
 )
 XLIFF = FormatSpec(
     name="xliff",
@@ -90,6 +119,7 @@ XLIFF = FormatSpec(
     interchange=True,
     sniff=lambda head: _xliff_version(head) == "1",
     priority=1,
+    code_types=_XLIFF_CODES,
 )
 XLIFF2 = FormatSpec(
     name="xliff2",
@@ -100,6 +130,7 @@ XLIFF2 = FormatSpec(
     interchange=True,
     sniff=lambda head: _xliff_version(head) == "2",
     priority=2,
+    code_types=_XLIFF_CODES,
 )
 ANDROID = FormatSpec(
     name="androidxml",
@@ -108,6 +139,7 @@ ANDROID = FormatSpec(
     extensions=(".xml",),
     mime_types=("application/xml",),
     sniff=_starts_with_tag(b"<resources"),
+    code_types=_ANDROID_CODES,
 )
 APPLE_STRINGS = FormatSpec(
     name="applestrings",
@@ -115,6 +147,7 @@ APPLE_STRINGS = FormatSpec(
     codec="kapi.formats.apple:StringsFormat",
     extensions=(".strings",),
     mime_types=("text/x-apple-strings",),
+    code_types=_PLACEHOLDERS,
 )
 STRINGSDICT = FormatSpec(
     name="stringsdict",
@@ -122,6 +155,7 @@ STRINGSDICT = FormatSpec(
     codec="kapi.formats.stringsdict:StringsdictFormat",
     extensions=(".stringsdict",),
     mime_types=("application/x-plist",),
+    code_types=(*_PLACEHOLDERS, "entity:char"),
 )
 PROPERTIES = FormatSpec(
     name="properties",
@@ -129,6 +163,7 @@ PROPERTIES = FormatSpec(
     codec="kapi.formats.properties:PropertiesFormat",
     extensions=(".properties",),
     mime_types=("text/x-java-properties",),
+    code_types=_PLACEHOLDERS,
 )
 MARKDOWN = FormatSpec(
     name="markdown",
@@ -136,6 +171,7 @@ MARKDOWN = FormatSpec(
     codec="kapi.formats.markdown:MarkdownFormat",
     extensions=(".md", ".markdown"),
     mime_types=("text/markdown",),
+    code_types=_MARKDOWN_CODES,
 )
 MYST = FormatSpec(
     name="myst",
@@ -145,6 +181,7 @@ MYST = FormatSpec(
     mime_types=("text/markdown",),
     sniff=looks_like_myst,
     priority=-1,
+    code_types=(*_MARKDOWN_CODES, *_PLACEHOLDERS),
 )
 MDX = FormatSpec(
     name="mdx",
@@ -152,6 +189,7 @@ MDX = FormatSpec(
     codec="kapi.formats.mdx:MdxFormat",
     extensions=(".mdx",),
     mime_types=("text/mdx",),
+    code_types=(*_MARKDOWN_CODES, "code:expression"),
 )
 HTML = FormatSpec(
     name="html",
@@ -160,6 +198,7 @@ HTML = FormatSpec(
     extensions=(".html", ".htm", ".xhtml"),
     mime_types=("text/html",),
     writable_attrs={"link:hyperlink": ("href", "title"), "media:image": ("src", "alt", "title")},
+    code_types=(*_EMPHASIS, *_MARKUP),
 )
 PLAINTEXT = FormatSpec(
     name="plaintext",
@@ -175,6 +214,7 @@ DOCX = FormatSpec(
     extensions=(".docx", ".docm", ".dotx"),
     mime_types=("application/vnd.openxmlformats-officedocument.wordprocessingml.document",),
     generative=False,
+    code_types=(*_DRAWING_CODES, "fmt:tab", "fmt:break", "media:image", "entity:char"),
 )
 XLSX = FormatSpec(
     name="xlsx",
@@ -183,6 +223,7 @@ XLSX = FormatSpec(
     extensions=(".xlsx", ".xlsm", ".xltx"),
     mime_types=("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",),
     generative=False,
+    code_types=_DRAWING_CODES,
 )
 PPTX = FormatSpec(
     name="pptx",
@@ -191,6 +232,7 @@ PPTX = FormatSpec(
     extensions=(".pptx", ".pptm", ".potx"),
     mime_types=("application/vnd.openxmlformats-officedocument.presentationml.presentation",),
     generative=False,
+    code_types=_DRAWING_CODES,
 )
 
 SPECS: tuple[FormatSpec, ...] = (

@@ -32,6 +32,8 @@ class FormatSpec:
     structural: bool = False
     writable_attrs: Mapping[str, tuple[str, ...]] = field(factory=dict)
     new_codes: tuple[str, ...] = ()
+    # The inline code types the reader makes (``kapi formats --json`` says what an edit may do).
+    code_types: tuple[str, ...] = ()
     # For an ambiguous extension: does this content belong to this format?
     # Gets the first 4 KiB of the file. Formats without one claim by extension.
     sniff: Callable[[bytes], bool] | None = field(default=None, eq=False)
