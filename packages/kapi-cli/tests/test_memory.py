@@ -248,7 +248,7 @@ def test_a_memory_op_feeds_search(shop):
 
 def test_fuzzy_search_stays_fast_over_many_entries(shop):
     """A coarse guard only: the figure is measured in bench/bench_translation.py."""
-    words = "account order cart price delivery address payment refund coupon review".split()
+    words = ["account", "order", "cart", "price", "delivery", "address", "payment", "refund", "coupon", "review"]
     units = "".join(
         f'<tu><tuv xml:lang="en"><seg>Your {words[n % 10]} {words[n // 10 % 10]} number {n}</seg></tuv>'
         f'<tuv xml:lang="fr"><seg>Votre {n}</seg></tuv></tu>'
