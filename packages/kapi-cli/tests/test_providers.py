@@ -229,16 +229,34 @@ def test_a_placeholder_sent_as_a_code_comes_back(shop, kind):
     assert done.returncode in (0, 3)
 
 
-@pytest.mark.parametrize(
-    ("mode", "message"),
-    [
-        ("drop", "did not survive"),
-        ("missing", "no segment"),
-        ("notjson", "not JSON"),
-    ],
-)
-def test_a_bad_reply_refuses_its_units_and_writes_nothing(shop, mode, message):
+def test_a_reply_that_is_not_json_refuses_its_units_and_writes_nothing(shop):
     before = (shop / "locales/de.json").read_bytes()
+    api, env = served("openai", "notjson")
+    try:
+        done = run(
+            shop,
+            "translate",
+            "locales/en.json",
+            "--to",
+            "de",
+            "--provider",
+            "openai",
+            "--json",
+            env=env,
+        )
+    finally:
+        api.close()
+    assert done.returncode == 3
+    refused = [u for u in json.loads(done.stdout)["units"] if u["outcome"] == "refused"]
+    assert len(refused) == 3 and all("not JSON" in u["reason"] for u in refused)
+    assert (shop / "locales/de.json").read_bytes() == before
+    no_key_anywhere(done, shop)
+
+
+@pytest.mark.parametrize(
+    ("mode", "message"), [("drop", "did not survive"), ("missing", "no segment")]
+)
+def test_a_unit_the_reply_got_wrong_is_refused_and_the_rest_land(shop, mode, message):
     api, env = served("openai", mode)
     try:
         done = run(
@@ -255,10 +273,15 @@ def test_a_bad_reply_refuses_its_units_and_writes_nothing(shop, mode, message):
     finally:
         api.close()
     assert done.returncode == 3
-    result = json.loads(done.stdout)
-    refused = [u for u in result["units"] if u["outcome"] == "refused"]
-    assert refused and all(message in u["reason"] for u in refused)
-    assert (shop / "locales/de.json").read_bytes() == before
+    units = json.loads(done.stdout)["units"]
+    refused = {u["block"] for u in units if u["outcome"] == "refused" and message in u["reason"]}
+    written = {u["block"] for u in units if u["outcome"] == "written"}
+    assert refused and written and not refused & written
+    german = json.loads((shop / "locales/de.json").read_text())["checkout"]
+    for block in refused:
+        assert block.split(".")[-1] not in german  # nothing of a refused unit was written
+    for block in written:
+        assert german[block.split(".")[-1]].startswith("FR ")
     no_key_anywhere(done, shop)
 
 
@@ -282,7 +305,9 @@ def test_a_dropped_code_is_refused_by_deepl_too(shop):
     assert done.returncode == 3
     result = json.loads(done.stdout)
     assert any("did not survive" in u["reason"] for u in result["units"])
-    assert (shop / "locales/de.json").read_bytes() == before
+    german = json.loads((shop / "locales/de.json").read_text())["checkout"]
+    assert "pay" not in german and german["help"].startswith("FR ")
+    assert before != (shop / "locales/de.json").read_bytes()
 
 
 def test_429_is_retried(shop):

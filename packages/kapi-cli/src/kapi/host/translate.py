@@ -296,7 +296,7 @@ def translate_units(
     refused (an outcome with the reason) and nothing of it is written.
     """
     from kapi.core.edittext import EditTextError, parse_edit_text, render_edit_text
-    from kapi.host.providers import ReplyRefused, Segment, TranslationBatch, check_reply
+    from kapi.host.providers import ReplyRefused, Segment, TranslationBatch, reply_problems
     from kapi.host.providers.memory import MemoryProvider
 
     made: list[Made] = []
@@ -330,12 +330,14 @@ def translate_units(
             )
             try:
                 reply = provider.translate(batch)
-                if provider.name != "memory":
-                    check_reply(batch, reply, provider.name)
             except ReplyRefused as err:
                 for segment in chunk:
                     failed[id(pieces[segment.id][0])] = err.message
                 continue
+            if provider.name != "memory":
+                for key, problem in reply_problems(batch, reply, provider.name).items():
+                    failed.setdefault(id(pieces[key][0]), problem)
+                    reply = {k: v for k, v in reply.items() if k != key}
             answers.update(reply)
         translated: dict[int, dict[str, Runs]] = {}
         for key, text in answers.items():

@@ -118,18 +118,23 @@ def make_provider(name: str, options: ProviderOptions, *, memory: object = None)
     )
 
 
-def check_reply(batch: TranslationBatch, reply: Mapping[str, str], provider: str) -> None:
-    """Refuse a reply that misses a segment or drops, adds or repeats a code token."""
+def reply_problems(
+    batch: TranslationBatch, reply: Mapping[str, str], provider: str
+) -> dict[str, str]:
+    """Per segment, why its answer is not used: missing, not text, or a code token lost or added."""
     from collections import Counter
 
     from kapi.core.edittext import TOKEN
 
+    problems: dict[str, str] = {}
     for segment in batch.segments:
         text = reply.get(segment.id)
         if text is None:
-            raise ReplyRefused(f"{provider}: the reply has no segment {segment.id!r}")
+            problems[segment.id] = f"{provider}: the reply has no segment {segment.id!r}"
+            continue
         if not isinstance(text, str):
-            raise ReplyRefused(f"{provider}: segment {segment.id!r} is not text")
+            problems[segment.id] = f"{provider}: segment {segment.id!r} is not text"
+            continue
         expected = Counter(TOKEN.findall(segment.text))
         found = Counter(TOKEN.findall(text))
         if expected != found:
@@ -140,9 +145,17 @@ def check_reply(batch: TranslationBatch, reply: Mapping[str, str], provider: str
                 if lost
                 else f"added {', '.join(f'<x id={t!r}/>' for t in extra)}"
             )
-            raise ReplyRefused(
+            problems[segment.id] = (
                 f"{provider}: segment {segment.id!r} {what}; a code or placeholder did not survive"
             )
+    return problems
+
+
+def check_reply(batch: TranslationBatch, reply: Mapping[str, str], provider: str) -> None:
+    """Refuse a reply that misses a segment or drops, adds or repeats a code token."""
+    problems = reply_problems(batch, reply, provider)
+    if problems:
+        raise ReplyRefused(next(iter(problems.values())))
 
 
 def segments_in_batches(segments: Sequence[Segment], size: int) -> list[tuple[Segment, ...]]:

@@ -6,7 +6,7 @@ import html
 import re
 
 from kapi.core.edittext import TOKEN
-from kapi.host.providers import ProviderOptions, ReplyRefused, TranslationBatch, check_reply
+from kapi.host.providers import ProviderOptions, ReplyRefused, TranslationBatch
 from kapi.host.providers.http import post_json
 from kapi.host.providers.llm import _key
 
@@ -89,5 +89,4 @@ class DeepLProvider:
                 f"{self.name}: {len(batch.segments)} segments sent, {len(texts)} translated"
             )
         out = {s.id: from_xml(t) for s, t in zip(batch.segments, texts) if isinstance(t, str)}
-        check_reply(batch, out, self.name)
         return out

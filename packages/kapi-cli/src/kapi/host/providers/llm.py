@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 from kapi.host.errors import EXIT_USAGE, HostError
-from kapi.host.providers import ProviderOptions, ReplyRefused, TranslationBatch, check_reply
+from kapi.host.providers import ProviderOptions, ReplyRefused, TranslationBatch
 from kapi.host.providers.http import post_json
 
 __all__ = ["SYSTEM_PROMPT", "AnthropicProvider", "OpenAIProvider", "parse_reply", "request_message"]
@@ -62,7 +62,6 @@ def parse_reply(content: Any, batch: TranslationBatch, provider: str) -> dict[st
             and isinstance(item.get("text"), str)
         ):
             out[item["id"]] = item["text"]
-    check_reply(batch, out, provider)
     return out
 
 
