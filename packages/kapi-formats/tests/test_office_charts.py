@@ -12,6 +12,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from kapi.core.format import FormatError, WriteRefused
 from kapi.core.model import Document, PcClose, PcOpen, Runs, Text, plain_text
@@ -39,6 +41,11 @@ CHART = "word/charts/chart1.xml"
 NO_SOFFICE = pytest.mark.skipif(
     shutil.which("soffice") is None, reason="LibreOffice is not installed"
 )
+_CHART_TEXT = st.text(
+    alphabet=st.characters(blacklist_categories=("Cs", "Cc"), blacklist_characters="\ufffe\uffff"),
+    min_size=1,
+    max_size=20,
+).filter(lambda text: text.strip() != "")
 
 
 def _edit(document: Document, changes: dict[str, Runs | str]) -> Document:
@@ -124,6 +131,16 @@ def test_a_word_chart_edited_changes_only_the_edited_text_and_set_back_gives_the
     assert restored == data
 
 
+@settings(max_examples=30, deadline=None)
+@given(_CHART_TEXT, st.sampled_from(["\r", "\n", "\t", "\r\n"]))
+def test_a_series_name_keeps_its_line_breaks_and_tabs(text: str, separator: str) -> None:
+    document = DOCX.read(fx.docx_with_chart(fx.chart_xml()))
+    name = text + separator + text
+    edited = DOCX.write(_edit(document, {f"{CHART}#series1": name}))
+    again = {b.id: plain_text(b.source) for b in DOCX.read(edited).blocks}
+    assert again[f"{CHART}#series1"] == name
+
+
 def test_a_series_name_takes_no_codes() -> None:
     document = DOCX.read(fx.docx_with_chart(fx.chart_xml()))
     bold = (
@@ -171,6 +188,28 @@ def test_kapi_inspect_lists_a_broken_charts_document_without_a_traceback(tmp_pat
     assert "Traceback" not in result.stderr
     assert CHART in result.stderr
     assert "After the chart" in result.stdout
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.dictionaries(
+        st.sampled_from(["title/p1", "series1", "series2", "axis2/title/p1", "series1/label2/p1"]),
+        _CHART_TEXT,
+        min_size=1,
+    )
+)
+def test_any_chart_text_is_written_read_back_and_set_back(changes: dict[str, str]) -> None:
+    data = fx.docx_with_chart(fx.chart_xml())
+    document = DOCX.read(data)
+    edited = DOCX.write(
+        _edit(document, {f"{CHART}#{path}": text for path, text in changes.items()})
+    )
+    assert fx.changed_entries(data, edited) == [CHART]
+    again = {b.id: plain_text(b.source) for b in DOCX.read(edited).blocks}
+    for path, text in changes.items():
+        assert again[f"{CHART}#{path}"] == text
+    originals = {b.id: b.source for b in document.blocks}
+    assert DOCX.write(_edit(DOCX.read(edited), originals)) == data  # type: ignore[arg-type]
 
 
 # --- PPTX: a chart python-pptx makes (with its embedded workbook) -------------------------------

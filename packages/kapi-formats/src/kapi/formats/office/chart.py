@@ -26,7 +26,7 @@ import re
 from attrs import frozen
 
 from kapi.core.format import WriteRefused
-from kapi.core.model import Block, PcClose, PcOpen, Ph, Runs, Text
+from kapi.core.model import Block, Runs, Text
 from kapi.formats.office.drawingml import refuse_invalid_xml, walk_drawing_paragraph
 from kapi.formats.office.inline import ParagraphSkeleton, PartEdits
 from kapi.formats.office.package import OfficePackage
@@ -192,9 +192,7 @@ def _join(path: str, segment: str) -> str:
 
 def write_value(value: ChartValue, runs: Runs, edits: PartEdits, block: str) -> None:
     """Write a chart value's new text into its ``c:v``."""
-    if any(isinstance(run, Ph | PcOpen | PcClose) for run in runs) or not all(
-        isinstance(run, Text) for run in runs
-    ):
+    if not all(isinstance(run, Text) for run in runs):
         raise WriteRefused(
             f"block {block}: a chart's series name is plain text; it cannot hold codes",
             capability="editable",
@@ -207,7 +205,9 @@ def write_value(value: ChartValue, runs: Runs, edits: PartEdits, block: str) -> 
 def splice_value(value: ChartValue, text: str, edits: PartEdits, block: str) -> None:
     refuse_invalid_xml(text, block)
     splicer = edits.splicer(value.part, block)
-    splicer.replace(value.start, value.end, escape_text(text).encode("utf-8"))
+    # a bare carriage return would read back as a line feed: write it as a reference
+    content = escape_text(text).replace("\r", "&#13;")
+    splicer.replace(value.start, value.end, content.encode("utf-8"))
 
 
 def chart_blocks(
