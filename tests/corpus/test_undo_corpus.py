@@ -199,14 +199,21 @@ def _lay_out(root: Path, files: list[tuple[str, bytes]]) -> list[str]:
 OFFICE = {"docx", "xlsx", "pptx"}
 
 
-def _parts(data: bytes) -> list[tuple[str, bytes]]:
+def _parts(data: bytes) -> list[tuple[str, object]]:
+    """Every part's bytes; a package embedded in a part (a chart's workbook) as its parts."""
     with zipfile.ZipFile(io.BytesIO(data)) as package:
-        return [(info.filename, package.read(info)) for info in package.infolist()]
+        found: list[tuple[str, object]] = []
+        for info in package.infolist():
+            content = package.read(info)
+            nested = info.filename.endswith((".xlsx", ".docx", ".pptx")) and content[:2] == b"PK"
+            found.append((info.filename, _parts(content) if nested else content))
+        return found
 
 
 def _assert_parts_restored(root: Path, relpath: str) -> None:
     """An office package is a ZIP whose compressed bytes depend on the compressor: after an
-    undo, every part holds the bytes it held, in the same order, and no part is added."""
+    undo, every part holds the bytes it held, in the same order, and no part is added (a
+    workbook embedded in a chart is such a ZIP too: each of its parts holds its bytes)."""
     committed = subprocess.run(
         ["git", "show", f"HEAD:{relpath}"], cwd=root, capture_output=True, check=True
     ).stdout

@@ -37,7 +37,9 @@ the order their cells are read. No entry is left that no cell uses: one left
 unused at the end of the table is removed, and then each entry left last
 that repeats an earlier one (its cells point at the earlier one); one left
 unused mid-table keeps its first edited cell, rewritten in place, so that no
-other cell's index moves. So an edit set back gives the workbook's own bytes.
+other cell's index moves. So an edit set back at once gives the workbook's
+own bytes (set back piecemeal, the entries may end in another order or one
+text repeated, except when each cell had split from a shared string).
 Formulas, ``calcChain.xml`` and every other part are copied untouched. The
 document's language is the ``locale`` argument, else ``en``. Limits: those of
 :mod:`kapi.formats.office.package`.
