@@ -240,6 +240,23 @@ def _items(cells: Sequence[Cell]) -> list[_Item]:
     return items
 
 
+def _shown(runs: Runs) -> str:
+    """The text :func:`_items` shows for ``runs``, without making the items."""
+    from kapi.core.edittext import entity_char
+    from kapi.core.model import PcClose, PcOpen, Ph, Sub, Text
+
+    out: list[str] = []
+    for run in runs:
+        if isinstance(run, Text):
+            out.append(run.text)
+        elif isinstance(run, Ph):
+            char = entity_char(run)
+            out.append(char if char is not None else run.equiv)
+        elif isinstance(run, PcOpen | PcClose | Sub):
+            out.append(run.equiv)
+    return "".join(out)
+
+
 class _Counts:
     def __init__(self) -> None:
         self.replaced = 0
@@ -466,6 +483,8 @@ def compile_sed(
             at = Ref(doc=file.doc, block=block.ref_key, edition=file.edition)
             before = counts.replaced
             for path, container in _containers(runs):
+                if not any(c.pattern.search(_shown(container)) for c in commands):
+                    continue  # no command matches: none can change what the others leave
                 cells = cells_of(container)
                 items = _items(cells)
                 for command in commands:
