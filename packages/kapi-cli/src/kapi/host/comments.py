@@ -18,7 +18,7 @@ from attrs import frozen
 from kapi.core.check.findings import Lines
 from kapi.core.check.target import CheckTarget, ScopeStatus
 from kapi.core.format import FormatError
-from kapi.host.errors import EXIT_ERROR, EXIT_USAGE, HostError
+from kapi.host.errors import EXIT_ERROR, HostError
 
 if TYPE_CHECKING:
     from kapi.host.project import Project
@@ -26,9 +26,12 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CommentSettings",
+    "check_reads_comments",
+    "comment_refusal",
     "comment_settings",
     "is_comment_source",
     "read_comment_target",
+    "reads_comments",
 ]
 
 
@@ -125,5 +128,31 @@ def _declares_comments(project: Project) -> bool:
     return any(item.comments for collection in project.collections for item in collection.items)
 
 
-def usage(message: str) -> HostError:
-    return HostError(message, exit_code=EXIT_USAGE)
+def comment_refusal(doc: str, tool: str) -> Any:
+    """The MCP refusal of ``read_blocks``/``apply_edits`` on a source file, else ``None``.
+
+    A source file kapi reads for its comments is not a document the change
+    service reads or edits: the tool's result is ``unsupported`` with the
+    capability ``comment``, in the ``kapi.change-result/v1`` shape, and says how
+    to go on (edit the comment in the file, then ``check_file`` on it, which
+    checks its comments).
+    """
+    if not is_comment_source(doc):
+        return None
+    from kapi.core.change.errors import ChangeError, ErrorCode
+    from kapi.core.change.result import Result, SetStatus
+
+    refusal = ChangeError.of(
+        ErrorCode.UNSUPPORTED,
+        f"{doc} is source code, read for its comments; {tool} does not read or edit "
+        "comments: edit the comment in the file, then run check_file on it (it checks the "
+        "file's comments)",
+        capability="comment",
+        field="doc",
+    )
+    return Result(status=SetStatus.REFUSED, record=None, docs=(), ops=(), error=refusal.info)
+
+
+def check_reads_comments(path: str) -> bool:
+    """Whether ``check_file`` on ``path`` checks its comments (a source file kapi reads)."""
+    return path != "-" and is_comment_source(path)
