@@ -23,7 +23,10 @@ Charts (the DOCX and the 20 decks that hold some): every chart block gets a
 word before its text, the edits are read back (python-pptx reads the series
 names too), only the chart parts and embedded workbooks change, LibreOffice
 converts the edited files, and setting the blocks back leaves every part (and
-every part of an embedded workbook) holding the bytes it held.
+every part of an embedded workbook) holding the bytes it held. The same runs on
+what LibreOffice writes from a corpus deck, the corpus document with a chart,
+and a workbook openpyxl charts (whose series names are cells: a cell's edit
+reaches the chart's cache).
 """
 
 from __future__ import annotations
@@ -422,3 +425,73 @@ def test_corpus_charts_are_edited_and_set_back_byte_for_byte(kind: str, tmp_path
             assert ours <= names, f"{path.name}: {sorted(ours - names)}"
     if shutil.which("soffice") is not None:
         convert_all(edited, tmp_path)
+
+
+@pytest.mark.skipif(
+    shutil.which("soffice") is None, reason="LibreOffice (soffice) is not installed"
+)
+def test_charts_libreoffice_writes_are_edited_and_set_back(tmp_path: Path) -> None:
+    """LibreOffice saves a corpus deck, the corpus document with a chart, and a workbook
+    openpyxl charts; every chart block of what it writes edits and sets back."""
+    openpyxl = pytest.importorskip("openpyxl")
+    from openpyxl.chart import BarChart, Reference
+
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    shutil.copy(next(unpacked(PYTHON_PPTX).rglob("cht-series.pptx")), inputs / "deck.pptx")
+    shutil.copy(
+        next(unpacked(PYTHON_DOCX).rglob("shp-inline-shape-access.docx")), inputs / "report.docx"
+    )
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "Sales"
+    for row in [("Region", "Revenue", "Costs"), ("North", 120, 80), ("South", 90, 70)]:
+        sheet.append(row)
+    chart = BarChart()
+    chart.title = "Revenue by region"
+    chart.y_axis.title = "Euros"
+    chart.add_data(
+        Reference(sheet, min_col=2, min_row=1, max_col=3, max_row=3), titles_from_data=True
+    )
+    sheet.add_chart(chart, "E2")
+    book.save(inputs / "sales.xlsx")
+    made = tmp_path / "made"
+    for target, source in (
+        ("pptx:Impress MS PowerPoint 2007 XML", "deck.pptx"),
+        ("docx:MS Word 2007 XML", "report.docx"),
+        ("xlsx:Calc MS Excel 2007 XML", "sales.xlsx"),
+    ):
+        result = subprocess.run(
+            [
+                "soffice",
+                f"-env:UserInstallation=file://{tmp_path / 'profile'}",
+                "--headless",
+                "--convert-to",
+                target,
+                "--outdir",
+                str(made),
+                str(inputs / source),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert result.returncode == 0, result.stderr
+    edited: list[Path] = []
+    for path in sorted(made.iterdir()):
+        kind = path.suffix[1:]
+        count, out = check_charts(kind, path.read_bytes(), str(path))
+        assert count > 0 and out is not None, path.name
+        target = tmp_path / f"edited-{path.name}"
+        target.write_bytes(out)
+        edited.append(target)
+    # the workbook's series names are its cells: a cell's edit reaches the chart's cache
+    workbook = made / "sales.xlsx"
+    codec = CODECS["xlsx"]
+    document = codec.read(workbook.read_bytes())
+    out = codec.write(_with_source(document, "Sales!B1", (Text("Umsatz"),)))
+    again = {b.id: plain_text(b.source) for b in codec.read(out).blocks}
+    assert again["Sales!chart1/series1"] == "Umsatz"
+    edited_workbook = tmp_path / "edited-cell-sales.xlsx"
+    edited_workbook.write_bytes(out)
+    convert_all([*edited, edited_workbook], tmp_path)
