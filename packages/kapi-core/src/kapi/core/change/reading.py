@@ -4,14 +4,13 @@ and what a format lets a change set do (``describe_format``)."""
 from __future__ import annotations
 
 import base64
-import html
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from attrs import frozen
 
 from kapi.core.change.errors import ChangeError, ErrorCode
+from kapi.core.change.labels import code_kind, code_label
 from kapi.core.change.ops import Branch, PathStep
 from kapi.core.change.plan import edition_rev, own_edition_key
 from kapi.core.change.ports import Staged
@@ -98,56 +97,6 @@ def _codes(runs: Runs) -> list[Any]:
     return out
 
 
-# Standalone codes that stand for a value the program fills in at run time.
-_VALUE_TYPES = frozenset({"", "code:placeholder", "code:variable", "code:field", "code:expression"})
-# A native spelling longer than this, or spread over lines, is markup rather than a label.
-_LABEL_LIMIT = 80
-# Inline elements of XLIFF (1.2 and 2.x): their spelling says nothing, their label attributes do.
-_INTERCHANGE_ELEMENTS = frozenset(
-    {"x", "g", "bx", "ex", "ph", "pc", "sc", "ec", "bpt", "ept", "it", "mrk"}
-)
-_INTERCHANGE_MARKERS = frozenset({"sm", "em", "cp"})  # XLIFF 2 empty elements (HTML has <em>…</em>)
-_ELEMENT = re.compile(r"</?([A-Za-z_][\w.-]*(?::[A-Za-z_][\w.-]*)?)(?=[\s/>])")
-_LABEL_ATTRIBUTE = re.compile(r'\s(disp|equiv-text)="([^"]*)"')
-
-
-def _spelling(data: str) -> str | None:
-    """A code's native form when it reads as a label (``%(name)s``, ``**``, ``<b>``), else None.
-
-    An XLIFF inline element gives its ``disp`` or ``equiv-text``; an office
-    part's namespaced markup gives nothing.
-    """
-    element = _ELEMENT.match(data)
-    name = element.group(1) if element is not None else ""
-    if name in _INTERCHANGE_ELEMENTS or (
-        name in _INTERCHANGE_MARKERS and data.rstrip().endswith("/>")
-    ):
-        labels = dict(_LABEL_ATTRIBUTE.findall(data))
-        data = html.unescape(labels.get("disp") or labels.get("equiv-text") or "")
-    elif ":" in name:
-        return None
-    if not data or len(data) > _LABEL_LIMIT or not data.isprintable():
-        return None
-    return data
-
-
-def _disp(run: Ph | PcOpen, close: PcClose | None) -> str | None:
-    """What a code stands for: the format's label, else its own spelling (``**…**`` for a pair)."""
-    if run.disp and run.disp != run.data:
-        return run.disp
-    opening = _spelling(run.data)
-    if isinstance(run, Ph) or opening is None:
-        return opening
-    closing = _spelling(close.data) if close is not None else None
-    return f"{opening}…{closing}" if closing is not None else None
-
-
-def _code_kind(run: Ph | PcOpen) -> str:
-    if isinstance(run, PcOpen):
-        return "paired"
-    return "placeholder" if run.type in _VALUE_TYPES else "standalone"
-
-
 def code_infos(runs: Runs, caps: FormatCapabilities) -> dict[str, CodeInfo] | None:
     """The codes of ``runs`` by token id: kind, what each stands for, what an edit may do."""
     infos: dict[str, CodeInfo] = {}
@@ -167,11 +116,11 @@ def code_infos(runs: Runs, caps: FormatCapabilities) -> dict[str, CodeInfo] | No
         infos.setdefault(
             token,
             CodeInfo(
-                kind=_code_kind(run),
+                kind=code_kind(run),
                 type=run.type or None,
                 attrs=dict(run.attrs) or None,
                 equiv=run.equiv if run.equiv and run.equiv != run.data else None,
-                disp=_disp(run, closes.get(run.id)),
+                disp=code_label(run, closes.get(run.id)),
                 writable=tuple(writable) if writable else None,
                 constraints=code_constraints(run),
             ),
