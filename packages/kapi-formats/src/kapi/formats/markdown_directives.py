@@ -18,7 +18,7 @@ from typing import Any
 from kapi.formats.markdown_blocks import BlockSyntaxError
 from kapi.formats.markdown_inline import Item
 
-__all__ = ["Opener", "absorb", "closed_fence", "container_rule", "line_text"]
+__all__ = ["Opener", "closed_fence", "container_rule", "fold", "line_text"]
 
 # What an opening fence says: the container's name and where its argument lies in the line.
 Opener = Callable[[str, str], "tuple[str, int, int] | None"]
@@ -129,35 +129,53 @@ def _closing_line(state: Any, start: int, end: int, marker: str, count: int) -> 
             return line
 
 
-def absorb(
-    items: list[Item], start: int, end: int, made: Item, inside: Iterable[str]
-) -> list[Item] | None:
-    """``items`` with ``[start, end)`` as the one item ``made``, or None when that would cut a
-    code in two (only text may be split, and only kinds in ``inside`` may be swallowed)."""
+def fold(
+    items: list[Item], spans: Iterable[tuple[int, int, Item]], inside: Iterable[str]
+) -> list[Item]:
+    """``items`` with each ``(start, end, made)`` span folded into its one item ``made``, in one
+    pass. ``spans`` come sorted by start; a span that overlaps one folded before it, would cut a
+    code in two (only text may be split) or would swallow a kind not in ``inside`` is skipped."""
     allowed = set(inside) | {"text"}
     out: list[Item] = []
-    placed = False
-    for item in items:
-        if item.end <= start or item.start >= end:
-            if item.start >= end and not placed:
-                out.append(made)
-                placed = True
-            out.append(item)
+    count = len(items)
+    index = 0
+    cut = items[0].start if items else 0  # where the rest of items[index] begins
+    for start, end, made in spans:
+        while index < count and items[index].end <= start:
+            out.append(_rest(items[index], cut))
+            index += 1
+            cut = items[index].start if index < count else 0
+        if index >= count:
+            break
+        if start < cut:
             continue
-        if item.kind not in allowed or item.pair != -1:
-            return None
-        if (item.start < start or item.end > end) and item.kind != "text":
-            return None
-        if item.start < start:
-            out.append(_text_piece(item, item.start, start))
-        if not placed:
-            out.append(made)
-            placed = True
-        if item.end > end:
-            out.append(_text_piece(item, end, item.end))
-    if not placed:
+        last = index
+        fits = True
+        while last < count and items[last].start < end:
+            item = items[last]
+            partial = item.start < start or item.end > end
+            if item.kind not in allowed or item.pair != -1 or (partial and item.kind != "text"):
+                fits = False
+                break
+            last += 1
+        if not fits or last == index:
+            continue
+        if items[index].start < start:
+            out.append(_text_piece(items[index], cut, start))
         out.append(made)
+        if items[last - 1].end > end:
+            index, cut = last - 1, end
+        else:
+            index = last
+            cut = items[index].start if index < count else 0
+    if index < count:
+        out.append(_rest(items[index], cut))
+        out.extend(items[index + 1 :])
     return out
+
+
+def _rest(item: Item, cut: int) -> Item:
+    return _text_piece(item, cut, item.end) if cut > item.start else item
 
 
 def _text_piece(item: Item, start: int, end: int) -> Item:

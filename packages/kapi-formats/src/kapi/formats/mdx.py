@@ -34,7 +34,7 @@ from kapi.core.format import FormatError
 from kapi.core.model import Ph, Runs
 from kapi.formats.markdown import MarkdownFormat, MarkdownReader
 from kapi.formats.markdown_blocks import BlockSyntaxError, new_parser
-from kapi.formats.markdown_directives import absorb, container_rule
+from kapi.formats.markdown_directives import container_rule, fold
 from kapi.formats.markdown_inline import Item
 from kapi.formats.myst import MystReader
 
@@ -53,25 +53,40 @@ _VOID = frozenset(
     {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "wbr"}
 )
 UNENDED = -1
+_STARTS = re.compile(r"[<{]")
+_INLINE_SPAN = 4000  # the longest JSX tag in text that is looked for
 
 
-def scan_braces(text: str, pos: int) -> int:
-    """The end of the balanced ``{...}`` at ``pos`` (strings and comments skipped), or UNENDED."""
+def _brace_pairs(text: str) -> dict[int, int]:
+    """Each ``{`` of the text that a ``}`` closes: its position -> just past the ``}``."""
+    pairs: dict[int, int] = {}
+    opened: list[int] = []
+    for match in re.finditer(r"[{}]", text):
+        if match.group() == "{":
+            opened.append(match.start())
+        elif opened:
+            pairs[opened.pop()] = match.end()
+    return pairs
+
+
+def scan_braces(text: str, pos: int, stop: int | None = None) -> int:
+    """The end of the balanced ``{...}`` at ``pos`` (strings and comments skipped), or UNENDED
+    when it does not end before ``stop`` (the end of the text)."""
     depth = 0
     index = pos
-    length = len(text)
+    length = len(text) if stop is None else min(stop, len(text))
     while index < length:
         char = text[index]
         if char in "\"'`":
-            close = text.find(char, index + 1)
+            close = text.find(char, index + 1, length)
             while close > 0 and text[close - 1] == "\\":
-                close = text.find(char, close + 1)
+                close = text.find(char, close + 1, length)
             if close < 0:
                 return UNENDED
             index = close + 1
             continue
         if text.startswith("/*", index):
-            close = text.find("*/", index + 2)
+            close = text.find("*/", index + 2, length)
             if close < 0:
                 return UNENDED
             index = close + 2
@@ -86,11 +101,14 @@ def scan_braces(text: str, pos: int) -> int:
     return UNENDED
 
 
-def scan_tag(text: str, pos: int) -> int | None:
+def scan_tag(
+    text: str, pos: int, stop: int | None = None, braces: dict[int, int] | None = None
+) -> int | None:
     """The end of the JSX tag at ``pos`` (``text[pos] == "<"``): None when it is no tag,
-    UNENDED when it is one that never ends."""
+    UNENDED when it is one that does not end before ``stop`` (the end of the text).
+    ``braces`` (from :func:`_brace_pairs`) says where each ``{`` closes, when known."""
     index = pos + 1
-    length = len(text)
+    length = len(text) if stop is None else min(stop, len(text))
     if index < length and text[index] == "/":
         index += 1
     if index < length and text[index] == ">":
@@ -108,12 +126,12 @@ def scan_tag(text: str, pos: int) -> int | None:
         elif char == "/" and text.startswith("/>", index):
             return index + 2
         elif char == "{":
-            end = scan_braces(text, index)
+            end = scan_braces(text, index, length) if braces is None else braces.get(index, -1)
             if end == UNENDED:
                 return UNENDED
             index = end
         elif char in "\"'":
-            close = text.find(char, index + 1)
+            close = text.find(char, index + 1, length)
             if close < 0:
                 return UNENDED
             index = close + 1
@@ -343,28 +361,26 @@ class MdxReader(MystReader):
 
     def inline_items(self, content: str, mode: str, position: Any) -> list[Item]:
         items = MarkdownReader.inline_items(self, content, mode, position)
-        index = 0
-        while index < len(items):
-            item = items[index]
-            index += 1
+        closes = _brace_pairs(content)
+        spans: list[tuple[int, int, Item]] = []
+        reached = 0
+        for item in items:
             if item.kind != "text":
                 continue
-            for pos in range(item.start, item.end):
-                char = content[pos]
-                if char == "<":
-                    end = scan_tag(content, pos)
-                elif char == "{":
-                    end = scan_braces(content, pos)
+            for match in _STARTS.finditer(content, max(item.start, reached), item.end):
+                pos = match.start()
+                if pos < reached:
+                    continue
+                if content[pos] == "{":
+                    end = closes.get(pos, UNENDED)
                 else:
-                    continue
-                if end is None or end == UNENDED:
-                    continue
-                made = Item(pos, end, "html")
-                swallowed = absorb(items, pos, end, made, ("soft", "escape", "entity", "html"))
-                if swallowed is not None:
-                    items = swallowed
-                    index = items.index(made) + 1
-                    break
+                    found = scan_tag(content, pos, pos + _INLINE_SPAN, closes)
+                    end = UNENDED if found is None else found
+                if end != UNENDED:
+                    spans.append((pos, end, Item(pos, end, "html")))
+                    reached = end
+        if spans:
+            items = fold(items, spans, ("soft", "escape", "entity", "html"))
         starts = self.lines.starts
         for item in items:
             if item.kind == "html":

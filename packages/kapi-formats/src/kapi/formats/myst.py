@@ -43,7 +43,7 @@ from attrs import evolve
 from kapi.core.model import Ph, Runs
 from kapi.formats.markdown import MarkdownFormat, MarkdownReader
 from kapi.formats.markdown_blocks import BlockSyntaxError, new_parser
-from kapi.formats.markdown_directives import absorb, closed_fence, container_rule, line_text
+from kapi.formats.markdown_directives import closed_fence, container_rule, fold, line_text
 from kapi.formats.markdown_inline import Item
 
 __all__ = ["CODE_DIRECTIVES", "PROSE_DIRECTIVES", "MystFormat", "MystReader"]
@@ -129,6 +129,7 @@ CODE_DIRECTIVES = frozenset(
 
 _NAME = r"[A-Za-z][\w.+:-]*"
 _DIRECTIVE = re.compile(r"\{(" + _NAME + r")\}[ \t]*")
+_ROLE_WINDOW = 200  # how far before a code span its role's name may begin
 _ROLE_BEFORE = re.compile(r"(?<!\\)\{" + _NAME + r"\}\Z")
 _SUBSTITUTION = re.compile(r"\{\{[^{}\n]*\}\}")
 _TARGET = re.compile(r"\(([^()\s][^()]*)\)=[ \t]*\Z")
@@ -329,19 +330,19 @@ class MystReader(MarkdownReader):
 
     def inline_items(self, content: str, mode: str, position: Any) -> list[Item]:
         items = super().inline_items(content, mode, position)
-        for index in range(len(items) - 1, -1, -1):
-            item = items[index]
-            if item.kind != "code":
-                continue
-            role = _ROLE_BEFORE.search(content, 0, item.start)
-            if role is None:
-                continue
-            made = Item(role.start(), item.end, "code", dict(item.info))
-            items = absorb(items, role.start(), item.end, made, ("code",)) or items
-        for match in reversed(list(_SUBSTITUTION.finditer(content))):
-            made = Item(match.start(), match.end(), "html")
-            items = absorb(items, match.start(), match.end(), made, ("escape", "entity")) or items
-        return items
+        spans: list[tuple[int, int, Item]] = []
+        for item in items:
+            if item.kind == "code":
+                role = _ROLE_BEFORE.search(content, max(0, item.start - _ROLE_WINDOW), item.start)
+                if role is not None:
+                    made = Item(role.start(), item.end, "code", dict(item.info))
+                    spans.append((role.start(), item.end, made))
+        for match in _SUBSTITUTION.finditer(content):
+            spans.append((match.start(), match.end(), Item(match.start(), match.end(), "html")))
+        if not spans:
+            return items
+        spans.sort(key=lambda span: span[0])
+        return fold(items, spans, ("code", "escape", "entity"))
 
     def inline_runs(self, runs: Runs) -> Runs:
         out = []
