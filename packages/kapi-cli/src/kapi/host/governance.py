@@ -297,6 +297,19 @@ class ProjectCommitCheck:
 
     def __init__(self, workspace: Workspace) -> None:
         self.governance = Governance(workspace)
+        # One commit check serves one change set: the governance at a (doc, locale) is
+        # resolved once, so its voice and term rules are compiled once for every block.
+        self._resolved: dict[tuple[str, str], ResolvedGovernance | None] = {}
+        self._options = CheckOptions()
+
+    def _resolve(self, doc: str, locale: str) -> ResolvedGovernance | None:
+        key = (doc, locale)
+        if key not in self._resolved:
+            try:
+                self._resolved[key] = self.governance.resolve(doc, locale)
+            except GovernanceError:
+                self._resolved[key] = None
+        return self._resolved[key]
 
     def check(
         self, doc: str, block: str, edition: str, before: Runs | None, after: Runs
@@ -305,11 +318,10 @@ class ProjectCommitCheck:
         from kapi.core.change.result import ResultRef
 
         locale = edition.split(";")[0] if edition else self.governance.workspace.source_language
-        try:
-            governance = self.governance.resolve(doc, locale)
-        except GovernanceError:
+        governance = self._resolve(doc, locale)
+        if governance is None:
             return EditionCheck()  # context that does not resolve is reported by `kapi check`
-        options = CheckOptions()
+        options = self._options
         after_findings = analyze_blocks(
             [Block(id=block, name=block, source=after, locale=locale)],
             governance,
@@ -318,7 +330,9 @@ class ProjectCommitCheck:
             file=doc,
         )
         before_findings: list[Finding] = []
-        if before is not None:
+        # Only a failing finding after the edit can be one it introduced: without one,
+        # what the block held before changes nothing, and is not analysed.
+        if before is not None and any(f.fails and not f.suggested for f in after_findings):
             before_findings = analyze_blocks(
                 [Block(id=block, name=block, source=before, locale=locale)],
                 governance,

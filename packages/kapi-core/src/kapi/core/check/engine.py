@@ -118,6 +118,8 @@ class _StoreRules:
         if cached is not None and cached[0] is concepts:
             return cached[1]
         rules = tuple(rules_from_concepts(concepts, locale, at=at))
+        if len(self._cache) >= 64:
+            self._cache.clear()  # the concepts each entry holds keep their ids from being reused
         self._cache[key] = (concepts, rules)
         return rules
 
@@ -573,6 +575,11 @@ def _evaluation_analyzers(
     return tuple(out)
 
 
+# The store's rules made for analyze_blocks, which the change service calls for every
+# edited block: the same concepts (one tuple per run) give the same rules.
+_ANALYZE_RULES = _StoreRules()
+
+
 def analyze_blocks(
     blocks: Sequence[Block],
     governance: ResolvedGovernance | None = None,
@@ -593,7 +600,7 @@ def analyze_blocks(
     target = CheckTarget(
         file=file, blocks=tuple(blocks), locale=locale, target_locale=target_locale
     )
-    unit = _unit(target, checked_blocks(tuple(blocks)), governance, options, _StoreRules())
+    unit = _unit(target, checked_blocks(tuple(blocks)), governance, options, _ANALYZE_RULES)
     out: list[Finding] = []
     for analyzer in analyzers if analyzers is not None else default_analyzers():
         if analyzer.plan(unit) is None:

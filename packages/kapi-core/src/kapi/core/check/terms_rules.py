@@ -53,9 +53,26 @@ class WordRules:
 
 
 @lru_cache(maxsize=256)
+def _word_rules(rules: tuple[TermRule, ...], locale: str) -> WordRules:
+    return WordRules(rules, locale)
+
+
+# The rule lists seen last, by identity: hashing a list of rules hashes every rule, which
+# costs more than matching one short block (a commit check asks once per edited block).
+_SEEN: dict[tuple[int, str], tuple[tuple[TermRule, ...], WordRules]] = {}
+
+
 def word_rules(rules: tuple[TermRule, ...], locale: str) -> WordRules:
     """Compiled rules, shared across files with the same rules and locale."""
-    return WordRules(rules, locale)
+    key = (id(rules), locale)
+    seen = _SEEN.get(key)
+    if seen is not None and seen[0] is rules:
+        return seen[1]
+    compiled = _word_rules(rules, locale)
+    if len(_SEEN) >= 64:
+        _SEEN.clear()
+    _SEEN[key] = (rules, compiled)  # holding the list keeps its id from being reused
+    return compiled
 
 
 def word_message(match: TermMatch) -> str:
