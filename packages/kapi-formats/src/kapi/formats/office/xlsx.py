@@ -316,11 +316,11 @@ def _write_shared(
     cell keeps using, or one rewritten in this write), else at its own entry
     rewritten in place when no other cell keeps it, else at a new entry at the
     end of the table. When the edit adds none, entries left unused at the end
-    of the table are removed, and so is
-    each entry this exposes at the end that repeats an earlier one (its cells
-    point at the earlier one): so setting cells back gives the table's own
-    bytes. An unused entry mid-table keeps its first cell, rewritten in place,
-    so that no other cell's index moves.
+    of the table are removed, and so is each entry this exposes at the end
+    that repeats an earlier one (its cells point at the earlier one): so
+    setting cells back gives the table's own bytes. An unused entry mid-table
+    (or at the end, when new entries follow it) keeps its first cell,
+    rewritten in place, so that no other cell's index moves.
     """
     shared = skeleton.shared
     assert shared is not None
