@@ -191,3 +191,17 @@ def test_help_describes_the_tool(folder: Path) -> None:
     assert (
         done.returncode == 0 and "one block per line" in done.stdout and "--target" in done.stdout
     )
+
+
+def test_help_loads_no_format_and_no_change_service() -> None:
+    """The tools run in shells and hooks: --help stays light."""
+    code = (
+        "import sys; from click.testing import CliRunner;"
+        "from kapi.cli.toolbox.kcat import kcat; from kapi.cli.toolbox.kgrep import kgrep;"
+        "from kapi.cli.toolbox.ksed import ksed; from kapi.cli.toolbox.kdiff import kdiff;"
+        "codes = [CliRunner().invoke(c, ['--help']).exit_code for c in (kcat, kgrep, ksed, kdiff)];"
+        "heavy = ('kapi.core.change.service', 'kapi.formats.registry', 'cattrs', 'markdown_it');"
+        "print(codes, ','.join(m for m in heavy if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[0, 0, 0, 0]"

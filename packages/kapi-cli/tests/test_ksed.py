@@ -178,6 +178,23 @@ def test_a_backup_is_kept_inside_the_folder_after_the_set_lands(folder: Path) ->
     assert "basic.po.orig" in done.stderr
 
 
+def test_a_backup_may_not_lead_outside_the_folder(
+    folder: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    (folder / "ui.json.bak").symlink_to(elsewhere / "stolen.json")
+    before = (folder / "ui.json").read_bytes()
+    done = run("ksed", "-i.bak", "s/cart/basket/", "ui.json", cwd=folder)
+    assert (
+        done.returncode == 2 and "outside" in done.stderr and "nothing was changed" in done.stderr
+    )
+    assert (folder / "ui.json").read_bytes() == before
+    assert not (elsewhere / "stolen.json").exists()
+    climbing = run("ksed", "-i/../../x", "s/cart/basket/", "ui.json", cwd=folder)
+    assert climbing.returncode == 2 and "slash" in climbing.stderr
+    assert (folder / "ui.json").read_bytes() == before
+
+
 def test_print_ops_applies_unchanged_with_kapi_apply(folder: Path) -> None:
     script = r"s/(Y|y)our/\1our own/g;s/Hello/& there/"
     printed = run("ksed", "--print-ops", script, "ui.json", "basic.po", cwd=folder)

@@ -631,7 +631,7 @@ def _backups_planned(
                 scope=scope,
             )
         except Outside as err:
-            raise _usage(f"{key}{suffix}: {err}; nothing was changed") from None
+            raise _usage(f"{err}; nothing was changed") from None
         if backup.is_dir():
             raise _usage(f"{key}{suffix}: is a folder; nothing was changed")
         original = path.read_bytes()
