@@ -150,6 +150,12 @@ def test_one_file_is_compared_with_git_head(tmp_path: Path) -> None:
     assert done.returncode == 1, done.stderr
     assert done.stdout.splitlines()[:2] == ["--- HEAD:basic.po", "+++ basic.po"]
     assert "  - Save the file" in done.stdout and "  + Save the document" in done.stdout
+    long = run(
+        "ksed", "-i", "s/seventy-nine columns/eighty columns/", "docs/basic.po", cwd=tmp_path
+    )
+    assert long.returncode == 0, long.stderr
+    marked = run("kdiff", "docs/basic.po", cwd=tmp_path).stdout
+    assert "  ~ A long message" in marked and "[-seventy-nine-]{+eighty+} columns" in marked
     from_root = run("kdiff", "docs/basic.po", cwd=tmp_path)
     assert from_root.returncode == 1 and "HEAD:docs/basic.po" in from_root.stdout
     # the change set turns HEAD's text into the working file's: it applies to HEAD's file

@@ -34,7 +34,7 @@ from kapi.host.toolbox import BlockText, ToolboxFile, block_texts, read_files
 if TYPE_CHECKING:
     from kapi.host.workspace import Workspace
 
-__all__ = ["BlockChange", "DiffRequest", "DiffResult", "run_diff"]
+__all__ = ["BlockChange", "DiffRequest", "DiffResult", "run_diff", "word_diff"]
 
 _GIT_SECONDS = 30
 # How alike two texts must be to read as one block changed rather than one removed, one added;
@@ -118,6 +118,25 @@ def run_diff(request: DiffRequest, workspace: Workspace) -> DiffResult:
     return DiffResult(
         a=a_label, b=b.path, changes=tuple(changes), change_set=change_set, left_out=left_out
     )
+
+
+def word_diff(before: str, after: str) -> str:
+    """``after`` with the words that changed marked as ``git diff --word-diff`` marks them."""
+    import re
+
+    old = re.findall(r"\s+|[^\s]+", before)
+    new = re.findall(r"\s+|[^\s]+", after)
+    out: list[str] = []
+    matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            out.append("".join(old[i1:i2]))
+            continue
+        if i2 > i1:
+            out.append("[-" + "".join(old[i1:i2]) + "-]")
+        if j2 > j1:
+            out.append("{+" + "".join(new[j1:j2]) + "+}")
+    return "".join(out)
 
 
 # --- git HEAD ------------------------------------------------------------------------------

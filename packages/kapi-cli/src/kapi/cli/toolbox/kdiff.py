@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-
 from typing import TYPE_CHECKING
 
 import click
@@ -59,8 +58,12 @@ def kdiff(file_a: str, file_b: str | None, format_name: str | None, as_json: boo
     sys.exit(result.exit_code)
 
 
+_LONG = 60  # past this many characters, a changed block also shows the words that changed
+
+
 def _print(result: DiffResult) -> None:
     from kapi.cli.output import printable
+    from kapi.host.toolbox_diff import word_diff
 
     if not result.changes:
         return
@@ -74,6 +77,9 @@ def _print(result: DiffResult) -> None:
             click.echo(printable(f"  - {one_line(change.before or '')}"))
         if change.kind in ("changed", "added"):
             click.echo(printable(f"  + {one_line(change.after or '')}"))
+        before, after = change.before or "", change.after or ""
+        if change.kind == "changed" and min(len(before), len(after)) > _LONG:
+            click.echo(printable(f"  ~ {one_line(word_diff(before, after))}"))
 
 
 def main() -> None:
