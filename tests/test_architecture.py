@@ -54,6 +54,18 @@ def test_packages_import_only_what_the_architecture_allows(package):
     assert not violations, "\n".join(violations)
 
 
+def test_the_context_core_imports_only_the_core_and_never_the_change_service():
+    """``kapi.core.context`` is pure, and a check that folds the log loads no change service."""
+    violations = []
+    for path in (PACKAGES["core"] / "context").rglob("*.py"):
+        for name in imports_of(path):
+            if name.startswith("kapi.") and not name.startswith("kapi.core"):
+                violations.append(f"{path.relative_to(ROOT)} imports {name}")
+            if name.startswith(("kapi.core.change", "kapi.core.check")):
+                violations.append(f"{path.relative_to(ROOT)} imports {name}")
+    assert not violations, "\n".join(violations)
+
+
 def test_core_imports_only_attrs_cattrs_and_the_standard_library():
     stdlib = set(sys.stdlib_module_names)
     violations = []

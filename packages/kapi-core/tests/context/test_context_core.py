@@ -13,6 +13,7 @@ from kapi.core.context.forms import avoided_forms
 from kapi.core.context.ids import ALPHABET, mint_id, resolve_prefix, short
 from kapi.core.context.policy import decision_refusal, person_decides
 from kapi.core.context.record import (
+    Author,
     Correction,
     Evidence,
     OpKind,
@@ -24,10 +25,18 @@ from kapi.core.context.record import (
 )
 from kapi.core.context.wire import decode_record, encode_record
 
-AGENT_A = Actor(ActorKind.AGENT, "claude-code", "s-one")
-AGENT_B = Actor(ActorKind.AGENT, "claude-code", "s-two")
-PERSON = Actor(ActorKind.PERSON, "ana@example.com")
-TOOL = Actor(ActorKind.TOOL, "check")
+AGENT_A = Author("agent", "claude-code", "s-one")
+AGENT_B = Author("agent", "claude-code", "s-two")
+PERSON = Author("person", "ana@example.com")
+TOOL = Author("tool", "check")
+
+
+def test_the_change_services_actor_is_an_author_too():
+    actor = Actor(ActorKind.AGENT, "claude-code", "s-one")
+    assert Author.of(actor) == AGENT_A
+    person_decides(actor, OpKind.OBSERVE)
+    with pytest.raises(ContextRefused):
+        person_decides(actor, OpKind.KEEP)
 
 
 class MemoryLog:
@@ -138,6 +147,8 @@ def test_a_record_round_trips_with_from_on_the_wire():
 def test_an_unreadable_record_names_what_is_wrong():
     with pytest.raises(ContextError, match="cannot be read"):
         decode_record({"id": "x", "kind": "nonsense", "actor": {"kind": "agent"}})
+    with pytest.raises(ContextError, match="cannot be read"):
+        decode_record({"id": "x", "kind": "observe", "actor": {"kind": "robot"}})
 
 
 # --- the fold -----------------------------------------------------------------------
@@ -193,6 +204,13 @@ def test_one_avoiding_the_others_replacement_also_disagrees():
     one = log.rule(AGENT_A, "sign in", "log in")
     two = log.rule(AGENT_B, "log in", "sign in")
     assert log.status(one) == log.status(two) == Status.CONTESTED
+
+
+def test_a_capitalisation_rule_does_not_contest_itself_at_another_point():
+    log = MemoryLog()
+    one = log.rule(AGENT_A, "QuickCast", "quickcast", coordinates={"channel": "app"})
+    two = log.rule(AGENT_B, "QuickCast", "quickcast")
+    assert log.status(one) == log.status(two) == Status.SUGGESTED
 
 
 def test_rules_at_points_that_do_not_meet_do_not_contest():

@@ -214,7 +214,7 @@ _register_rule_names()
 
 def read_context(request: ContextReadRequest, workspace: Workspace) -> ContextAnswer:
     """What applies at a path (or for a profile): point, voice, terms, rules, suggestions."""
-    from kapi.host.context_ops import ProjectContext
+    from kapi.host.context_project import ProjectContext
 
     if request.path and request.profile:
         raise ContextError("give a PATH or --profile NAME, not both")
@@ -225,10 +225,12 @@ def read_context(request: ContextReadRequest, workspace: Workspace) -> ContextAn
         return _profile_answer(context, request, notes)
     path = _location(context, request.path)
     locale = request.locale or workspace.source_language
-    point, voice, voice_source = _resolve(context, path, locale, notes, attention)
-    concepts = _concepts(context, notes)
-    folded = _fold(context, concepts, locale, notes)
-    terms = _terms(concepts, locale, datetime.now(UTC))
+    governance, point, voice, voice_source = _resolve(context, path, locale, notes, attention)
+    concepts = _concepts(governance or context, notes)
+    folded = _fold(governance, context, concepts, locale, notes)
+    terms, terms_total = _terms(
+        concepts, locale, datetime.now(UTC), limit=DEFAULT_CONTEXT_TERMS_LIMIT
+    )
     rules = merged_rules(concepts, voice, locale)
     coordinates = dict(point.coordinates) if point is not None else {}
     suggestions = _suggestions(folded, coordinates, rules)
@@ -254,9 +256,9 @@ def read_context(request: ContextReadRequest, workspace: Workspace) -> ContextAn
         constraints=tuple(c.statement for c in voice.constraints if c.statement)
         if voice is not None
         else (),
-        terms=tuple(terms[:DEFAULT_CONTEXT_TERMS_LIMIT]),
-        terms_total=len(terms),
-        rules=tuple(rules),
+        terms=tuple(terms),
+        terms_total=terms_total,
+        rules=tuple(rules[:DEFAULT_CONTEXT_TERMS_LIMIT]),
         rules_total=len(rules),
         suggestions=tuple(suggestions),
         profiles=tuple(_profiles(context)),
@@ -288,7 +290,8 @@ def _location(context: Any, path: str) -> str:
 
 def _resolve(
     context: Any, path: str, locale: str, notes: list[str], attention: list[str]
-) -> tuple[GovernancePoint | None, VoiceProfile | None, str]:
+) -> tuple[Any, GovernancePoint | None, VoiceProfile | None, str]:
+    """The run's governance (None when the recipe's does not load), the point and its voice."""
     from kapi.core.governance.errors import GovernanceError
     from kapi.host.governance import Governance
 
@@ -296,7 +299,7 @@ def _resolve(
         governance = Governance(context.workspace)
     except Exception as err:  # the recipe's governance does not load: say so, answer anyway
         attention.append(f"The project's governance did not load: {err}")
-        return None, None, ""
+        return None, None, None, ""
     try:
         resolved = governance.resolve(path, locale)
     except GovernanceError as err:
@@ -304,27 +307,36 @@ def _resolve(
         from kapi.core.governance.resolve import resolve_governance
 
         try:
-            return resolve_governance(governance.recipe, path, at=governance.at), None, ""
+            point = resolve_governance(governance.recipe, path, at=governance.at)
         except GovernanceError:
-            return None, None, ""
+            point = None
+        return governance, point, None, ""
     for warning in resolved.warnings:
         notes.append(str(getattr(warning, "message", warning)))
-    return resolved.point, resolved.voice, resolved.voice_source
+    return governance, resolved.point, resolved.voice, resolved.voice_source
 
 
-def _concepts(context: Any, notes: list[str]) -> tuple[Concept, ...]:
+def _concepts(source: Any, notes: list[str]) -> tuple[Concept, ...]:
+    """The terms store's concepts, from the run's governance (loaded once) or the store."""
     try:
-        return tuple(context.store.concepts())
+        if hasattr(source, "concepts"):
+            return tuple(source.concepts())
+        return tuple(source.store.concepts())
     except Exception as err:  # a damaged store is a note: the rest still answers
         notes.append(f"The terms store could not be read: {err}")
         return ()
 
 
-def _fold(context: Any, concepts: Sequence[Concept], locale: str, notes: list[str]) -> Fold:
+def _fold(
+    governance: Any, context: Any, concepts: Sequence[Concept], locale: str, notes: list[str]
+) -> Fold:
     from kapi.host.context_log import store_rules
 
     try:
-        folded: Fold = context.log.fold(store_rules(concepts, locale))
+        if governance is not None and locale == context.workspace.source_language:
+            folded: Fold = governance.context_fold()[0]
+        else:
+            folded = context.log.fold(store_rules(concepts, locale))
         return folded
     except Exception as err:
         notes.append(f"The context log could not be read: {err}")
@@ -400,33 +412,53 @@ def voice_brief(voice: VoiceProfile) -> list[str]:
     return lines
 
 
-def _terms(concepts: Iterable[Concept], locale: str, at: datetime) -> list[ContextTermHit]:
+def _terms(
+    concepts: Iterable[Concept],
+    locale: str,
+    at: datetime,
+    *,
+    limit: int | None = None,
+    needle: str = "",
+) -> tuple[list[ContextTermHit], int]:
+    """The in-window terms (those holding ``needle`` in their text or definition), discouraged
+    first, then preferred, then the rest alphabetically: the first ``limit`` and the count."""
     from kapi.core.governance.terms import _preferred, _term_valid, locale_matches
 
-    hits: list[ContextTermHit] = []
+    found: list[tuple[tuple[bool, bool, str], Any, Any, Any]] = []
     for concept in concepts:
         here = [t for t in concept.terms if locale_matches(t.locale, locale) and _term_valid(t, at)]
         if not here:
             continue
-        preferred = _preferred(here)
+        preferred = None
         for term in here:
+            if (
+                needle
+                and needle not in term.text.casefold()
+                and needle not in concept.definition.casefold()
+            ):
+                continue
             discouraged = term.competitor_term or term.status in ("deprecated", "forbidden")
-            hits.append(
-                ContextTermHit(
-                    concept_id=concept.id,
-                    term=term.text,
-                    locale=term.locale,
-                    status=str(term.status),
-                    definition=concept.definition,
-                    domain=concept.domain,
-                    replacement=preferred.text if discouraged and preferred else "",
-                    discouraged=discouraged,
-                    valid_from=term.validity.valid_from if term.validity else "",
-                    valid_to=term.validity.valid_to if term.validity else "",
-                )
-            )
-    hits.sort(key=lambda h: (not h.discouraged, h.status != "preferred", h.term.casefold()))
-    return hits
+            if discouraged and preferred is None:
+                preferred = _preferred(here)
+            key = (not discouraged, term.status != "preferred", term.text.casefold())
+            found.append((key, concept, term, preferred if discouraged else None))
+    found.sort(key=lambda item: item[0])
+    hits = [
+        ContextTermHit(
+            concept_id=concept.id,
+            term=term.text,
+            locale=term.locale,
+            status=str(term.status),
+            definition=concept.definition,
+            domain=concept.domain,
+            replacement=preferred.text if preferred is not None else "",
+            discouraged=not key[0],
+            valid_from=term.validity.valid_from if term.validity else "",
+            valid_to=term.validity.valid_to if term.validity else "",
+        )
+        for key, concept, term, preferred in (found if limit is None else found[:limit])
+    ]
+    return hits, len(found)
 
 
 def merged_rules(
@@ -591,7 +623,9 @@ def _profile_answer(context: Any, request: ContextReadRequest, notes: list[str])
     concepts = _concepts(context, notes) if scope == "project" else ()
     locale = request.locale or context.workspace.source_language
     rules = merged_rules(concepts, voice, locale)
-    terms = _terms(concepts, locale, datetime.now(UTC))
+    terms, terms_total = _terms(
+        concepts, locale, datetime.now(UTC), limit=DEFAULT_CONTEXT_TERMS_LIMIT
+    )
     present = sum(bool(x) for x in (voice is not None, terms, rules))
     return ContextAnswer(
         point=_point(SAMPLE_PATH, point),
@@ -602,9 +636,9 @@ def _profile_answer(context: Any, request: ContextReadRequest, notes: list[str])
         ),
         voice=_voice(voice, source, point),
         voice_brief=tuple(voice_brief(voice)) if voice is not None else (),
-        terms=tuple(terms[:DEFAULT_CONTEXT_TERMS_LIMIT]),
-        terms_total=len(terms),
-        rules=tuple(rules),
+        terms=tuple(terms),
+        terms_total=terms_total,
+        rules=tuple(rules[:DEFAULT_CONTEXT_TERMS_LIMIT]),
         rules_total=len(rules),
         attention=tuple(attention),
         notes=tuple(notes),
@@ -685,6 +719,11 @@ def _brief(answer: ContextAnswer) -> str:
     if answer.rules:
         lines.append("Say this, not that:")
         lines.extend(rule_line(r) for r in answer.rules)
+        if answer.rules_total > len(answer.rules):
+            lines.append(
+                f"Showing {len(answer.rules)} of {answer.rules_total}. context_search (or "
+                "`kapi context search <word>`) finds one by name."
+            )
         lines.append("")
     if answer.keep:
         lines.append("Keep as it is:")
@@ -810,7 +849,7 @@ class ContextSearchResult:
 
 def search_context(request: ContextSearchRequest, workspace: Workspace) -> ContextSearchResult:
     """Search the terms (text and definitions), approved wording, and pending suggestions."""
-    from kapi.host.context_ops import ProjectContext
+    from kapi.host.context_project import ProjectContext
 
     query = request.query.strip()
     if not query:
@@ -822,11 +861,7 @@ def search_context(request: ContextSearchRequest, workspace: Workspace) -> Conte
     notes: list[str] = []
     concepts = _concepts(context, notes)
     locale = request.locale
-    hits = [
-        h
-        for h in _terms(concepts, locale, datetime.now(UTC))
-        if needle in h.term.casefold() or needle in h.definition.casefold()
-    ]
+    hits, _ = _terms(concepts, locale, datetime.now(UTC), needle=needle)
     hits.sort(
         key=lambda h: (
             h.term.casefold() != needle,
@@ -834,7 +869,9 @@ def search_context(request: ContextSearchRequest, workspace: Workspace) -> Conte
             h.term.casefold(),
         )
     )
-    retired = {h.term.casefold() for h in _terms(concepts, "", datetime.now(UTC)) if h.discouraged}
+    retired = {
+        h.term.casefold() for h in _terms(concepts, "", datetime.now(UTC))[0] if h.discouraged
+    }
     precedent = []
     for entry_id, entry_locale, text in context.store.memory_search(query, request.limit):
         folded_text = text.casefold()
@@ -846,7 +883,7 @@ def search_context(request: ContextSearchRequest, workspace: Workspace) -> Conte
                 discouraged=tuple(sorted(r for r in retired if r in folded_text)),
             )
         )
-    folded = _fold(context, concepts, locale or workspace.source_language, notes)
+    folded = _fold(None, context, concepts, locale or workspace.source_language, notes)
     suggestions = [_suggestion(e) for e in folded.advising if needle in _haystack(e)]
     found = bool(hits) + bool(precedent)
     coverage = "covered" if found >= 2 else "thin" if found or suggestions else "empty"

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from kapi.core.context.errors import ContextError
 from kapi.core.context.fold import Fold, StoreRule, fold, meet
 from kapi.core.context.ids import mint_id, resolve_prefix
-from kapi.core.context.record import OpKind, Record, TermRule
+from kapi.core.context.record import Author, OpKind, Record, TermRule
 
 if TYPE_CHECKING:
     from kapi.core.change.ports import Actor
@@ -72,7 +72,7 @@ class ContextLog:
         return Record(
             id=mint_id(moment, self._random(), newest),
             kind=kind,
-            actor=actor,
+            actor=Author.of(actor),
             at=_stamp(moment),
             project=self.project,
             **fields,

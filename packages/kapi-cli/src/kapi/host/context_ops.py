@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING, Any
 
 from attrs import field, frozen
 
-from kapi.core.change.ports import Actor, ActorKind
 from kapi.core.context.errors import ContextError, ContextRefused
 from kapi.core.context.fold import Entry, Fold
 from kapi.core.context.policy import decision_refusal, person_decides
 from kapi.core.context.record import (
+    ActorLike,
     Correction,
     Evidence,
     OpKind,
@@ -31,11 +31,12 @@ from kapi.core.context.record import (
     Subject,
     TermRule,
 )
-from kapi.host.context_log import ContextLog, store_rules
+from kapi.host.context_project import ProjectContext
 from kapi.host.errors import EXIT_ERROR, EXIT_OK, HostError
 from kapi.host.wire import encode
 
 if TYPE_CHECKING:
+    from kapi.core.change.ports import Actor
     from kapi.host.workspace import Workspace
 
 __all__ = [
@@ -67,90 +68,22 @@ NEXT = (
 # --- the workspace's context ----------------------------------------------------------
 
 
-class ProjectContext:
-    """The context log of the workspace's project, with what a verb needs around it."""
+def record_ops(
+    context: ProjectContext, records: Sequence[Record], actor: Actor, before: Fold
+) -> Fold:
+    """Append ``records``, write what became (or stopped being) a rule to the terms store,
+    and refresh the rules files when the set of rules changed."""
+    context.log.append(records)
+    after = context.fold()
+    changed = _project(context, before, after, actor)
+    if changed:
+        after = context.fold()
+    if changed or _rules_moved(before, after):
+        from kapi.host.context_rules import refresh_rules_files
 
-    def __init__(self, workspace: Workspace) -> None:
-        project, store = workspace.project, workspace.store
-        if project is None or store is None:
-            raise HostError(
-                "no project here: the context lives in a project's store; run `kapi init` first "
-                "(or point at a project with -p)",
-                exit_code=EXIT_ERROR,
-            )
-        self.workspace = workspace
-        self.project = project
-        self.store = store
-        self.log = ContextLog(store, project.id or project.name)
-
-    def in_force(self) -> list[Any]:
-        return store_rules(self.store.concepts(), self.workspace.source_language)
-
-    def fold(self) -> Fold:
-        return self.log.fold(self.in_force())
-
-    def relative(self, path: str) -> str:
-        """A path as the project names it; outside the project or missing is refused."""
-        from pathlib import Path
-
-        base = self.workspace.cwd or Path.cwd()
-        candidate = Path(path) if Path(path).is_absolute() else base / path
-        relative = self.project.relative(candidate)
-        if relative is None:
-            relative = self.project.relative(self.project.root / path)
-            if relative is None or Path(path).is_absolute():
-                raise ContextError(
-                    f"{path}: not inside this project; name a file in it (relative to the "
-                    "project's folder or to where you are)"
-                )
-            candidate = self.project.root / relative
-        if not candidate.is_file():
-            raise ContextError(f"{relative}: no such file in this project; name the file you read")
-        return relative
-
-    def coordinates(self, path: str) -> dict[str, str]:
-        """The coordinates of the point a path sits at (the default point without a path)."""
-        from kapi.core.governance.errors import GovernanceError
-        from kapi.core.governance.resolve import resolve_governance
-        from kapi.host.governance import Governance
-
-        try:
-            governance = Governance(self.workspace)
-            point = resolve_governance(governance.recipe, path or "AGENTS.md", at=governance.at)
-        except (GovernanceError, HostError):
-            return {}
-        return dict(point.coordinates)
-
-    def touch(self, actor: Actor) -> None:
-        """Presence: an agent's session is seen now (best effort, never blocking)."""
-        if actor.kind == ActorKind.AGENT and actor.session:
-            with contextlib.suppress(Exception):
-                self.store.touch_session(actor.session, actor.name)
-
-    def entry(self, folded: Fold, prefix: str) -> Entry:
-        op_id = self.log.resolve(prefix)
-        entry = folded.entry(op_id)
-        if entry is None:
-            raise ContextError(
-                f"#{op_id[:10]} is a decision, not a suggestion or a rule; "
-                "`kapi context log` shows what it decided"
-            )
-        return entry
-
-    def record(self, records: Sequence[Record], actor: Actor, before: Fold) -> Fold:
-        """Append ``records``, write what became (or stopped being) a rule to the terms store,
-        and refresh the rules files when the set of rules changed."""
-        self.log.append(records)
-        after = self.fold()
-        changed = _project(self, before, after, actor)
-        if changed:
-            after = self.fold()
-        if changed or _rules_moved(before, after):
-            from kapi.host.context_rules import refresh_rules_files
-
-            with contextlib.suppress(Exception):  # the files follow the log; a failure is not fatal
-                refresh_rules_files(self.workspace)
-        return after
+        with contextlib.suppress(Exception):  # the files follow the log; a failure is not fatal
+            refresh_rules_files(context.workspace)
+    return after
 
 
 def _kept(folded: Fold) -> dict[str, TermRule]:
@@ -241,8 +174,8 @@ def describe(record: Record, rule: TermRule | None = None) -> str:
     return ""
 
 
-def _who(actor: Actor) -> str:
-    name = actor.name or ("you" if actor.kind == ActorKind.PERSON else str(actor.kind))
+def _who(actor: ActorLike) -> str:
+    name = actor.name or ("you" if actor.kind == "person" else str(actor.kind))
     return f"{name} ({actor.session})" if actor.session else name
 
 
@@ -320,7 +253,7 @@ def note_context(request: ContextNoteRequest, workspace: Workspace) -> ContextRe
         person_decides(actor, OpKind.WITHDRAW, target=entry)
         decision_refusal(OpKind.WITHDRAW, entry)
         record = context.log.new(OpKind.WITHDRAW, actor, target=entry.id, note=request.note)
-        after = context.record([record], actor, before)
+        after = record_ops(context, [record], actor, before)
         return _recorded(context, record, after, actor, status=str(Status.WITHDRAWN))
     kinds = [
         bool(request.text),
@@ -380,7 +313,7 @@ def note_context(request: ContextNoteRequest, workspace: Workspace) -> ContextRe
         scope=Scope(coordinates=context.coordinates(path)),
         note=request.note,
     )
-    after = context.record([record], actor, before)
+    after = record_ops(context, [record], actor, before)
     noted = after.entry(record.id)
     return _recorded(context, record, after, actor, status=str(noted.status) if noted else "")
 
@@ -462,7 +395,7 @@ def context_log(request: ContextLogRequest, workspace: Workspace) -> ContextLogR
     session = request.session
     if session == "this":
         actor = request.actor
-        if actor is None or actor.kind != ActorKind.AGENT or not actor.session:
+        if actor is None or actor.kind != "agent" or not actor.session:
             raise ContextError(
                 "--session this names the caller's agent session, and this is not an agent's "
                 "session; give a session id (`kapi context log` shows them)",
@@ -816,7 +749,7 @@ def review_context(request: ContextReviewRequest, workspace: Workspace) -> Conte
                 context.log.new(OpKind.WIDEN, actor, target=entry.id, widen_to=request.widen_to)
             )
             decisions.append(Decision(records[-1].id, "widen", entry.id, describe(entry.record)))
-    after = context.record(records, actor, before) if records else before
+    after = record_ops(context, records, actor, before) if records else before
     return ContextReviewResult(
         digest=digest(after, request.session),
         decisions=tuple(decisions),
@@ -876,7 +809,7 @@ def reset_context(request: ContextResetRequest, workspace: Workspace) -> Context
     if request.dry_run:
         return ContextResetResult(operation="", before=start, set_aside=lines, dry_run=True)
     record = context.log.new(OpKind.RESET, request.actor, before=start)
-    context.record([record], request.actor, folded)
+    record_ops(context, [record], request.actor, folded)
     return ContextResetResult(operation=record.id, before=start, set_aside=lines)
 
 

@@ -146,15 +146,15 @@ def _cap(lines: list[str], cap: int, tail: str) -> list[str]:
     return lines if len(lines) <= cap else [*lines[:cap], tail]
 
 
-def _rules_lines(rules: Sequence[ContextRule], sample: str) -> list[str]:
+def _rules_lines(rules: Sequence[ContextRule], sample: str, total: int) -> list[str]:
     from kapi.host.context import rule_line
 
     ordered = sorted(rules, key=lambda r: r.advisory)  # rules that forbid a wording first
     lines = [rule_line(r) for r in ordered[:RULES_CAP]]
-    if len(ordered) > RULES_CAP:
+    shown = min(len(ordered), RULES_CAP)
+    if total > shown:
         lines.append(
-            f"- {len(ordered) - RULES_CAP} more rules hold here: `kapi context {sample}` "
-            "lists them all."
+            f"- {total - shown} more rules hold here: `kapi context {sample}` lists them all."
         )
     return lines
 
@@ -178,7 +178,11 @@ def _root_section(answer: Any, folders: Sequence[tuple[str, str]]) -> str:
             )
             lines.append("")
         if answer.rules:
-            lines += ["Say this, not that:", *_rules_lines(answer.rules, "AGENTS.md"), ""]
+            lines += [
+                "Say this, not that:",
+                *_rules_lines(answer.rules, "AGENTS.md", answer.rules_total),
+                "",
+            ]
         if answer.keep:
             lines += ["Keep as it is:", *[f"- {k}" for k in answer.keep[:KEEP_CAP]], ""]
     if folders:
@@ -202,7 +206,7 @@ def _folder_section(folder: str, answer: Any, root: Any) -> str:
         lines += ["No voice is bound here; the project's voice does not hold for these files.", ""]
     extra = [r for r in answer.rules if r not in root.rules]
     if extra:
-        lines += ["Say this, not that:", *_rules_lines(extra, folder + "/"), ""]
+        lines += ["Say this, not that:", *_rules_lines(extra, folder + "/", len(extra)), ""]
     lines += [CHECK_LINE, END]
     return "\n".join(lines) + "\n"
 

@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING, Any
 
 from attrs import frozen
 
-from kapi.core.change.ports import Actor, ActorKind
 from kapi.core.context.errors import ContextError, ContextRefused
 from kapi.core.context.policy import REVIEW_HINT
 from kapi.host.wire import encode
 
 if TYPE_CHECKING:
+    from kapi.core.change.ports import Actor
     from kapi.host.workspace import Workspace
 
 __all__ = ["StoreExport", "StoreImported", "export_store", "import_store"]
@@ -51,7 +51,7 @@ class StoreImported:
 def export_store(workspace: Workspace) -> StoreExport:
     """Every op of the log, oldest first, one JSON object per line (stable bytes)."""
     from kapi.core.context.wire import encode_record
-    from kapi.host.context_ops import ProjectContext
+    from kapi.host.context_project import ProjectContext
 
     context = ProjectContext(workspace)
     records = context.log.records()
@@ -65,9 +65,10 @@ def export_store(workspace: Workspace) -> StoreExport:
 def import_store(data: bytes, path: str, workspace: Workspace, actor: Actor) -> StoreImported:
     """Merge the ops of an export into the log: all lines checked first, known ops skipped."""
     from kapi.core.context.wire import decode_record
-    from kapi.host.context_ops import ProjectContext
+    from kapi.host.context_ops import record_ops
+    from kapi.host.context_project import ProjectContext
 
-    if actor.kind != ActorKind.PERSON:
+    if actor.kind != "person":
         raise ContextRefused(
             f"only a person imports context into a project; {REVIEW_HINT} or ask the person to "
             f"run `kapi store import {path}`"
@@ -97,7 +98,7 @@ def import_store(data: bytes, path: str, workspace: Workspace, actor: Actor) -> 
     known = {r.id for r in context.log.records()}
     fresh = [r for r in records if r.id not in known]
     if fresh:
-        context.record(fresh, actor, before)
+        record_ops(context, fresh, actor, before)
     added = len(context.log.records()) - len(known)
     return StoreImported(
         path=path, operations=len(records), added=added, skipped=len(records) - added

@@ -275,6 +275,12 @@ class ProjectStore:
         ]
         if not rows:
             return []
+        from kapi.core.governance.terms import decode_stored_concepts
+
+        try:  # rows were checked when they were written; check again only to name a fault
+            return decode_stored_concepts(rows)
+        except Exception:
+            pass
         bundle = decode_terms_bundle(
             {"schemaVersion": "1.0", "kind": "kapi-terms", "concepts": rows}, "store"
         )

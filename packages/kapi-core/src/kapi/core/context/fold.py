@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+from typing import NamedTuple
 
 from attrs import evolve, field, frozen
 
-from kapi.core.change.ports import ActorKind
 from kapi.core.context.ids import is_op_id
 from kapi.core.context.record import OpKind, Record, Scope, Status, TermRule
 
@@ -114,21 +114,13 @@ def meet(a: Mapping[str, str], b: Mapping[str, str]) -> bool:
 
 def disagree(a: TermRule, b: TermRule) -> bool:
     """A shared avoided form with different replacements, or one avoids the other's replacement."""
-    fa = {f.casefold() for f in a.avoided if f}
-    fb = {f.casefold() for f in b.avoided if f}
     ra, rb = a.replacement.casefold(), b.replacement.casefold()
+    fa = {f.casefold() for f in a.avoided if f} - {ra}  # a case variant is the same word
+    fb = {f.casefold() for f in b.avoided if f} - {rb}
     return bool(fa & fb and ra != rb) or (bool(rb) and rb in fa) or (bool(ra) and ra in fb)
 
 
-def _same(a: TermRule, b: TermRule) -> bool:
-    fa = {f.casefold() for f in a.avoided if f}
-    return a.replacement.casefold() == b.replacement.casefold() and any(
-        f.casefold() in fa for f in b.avoided if f
-    )
-
-
-def _set_aside(records: Sequence[Record]) -> frozenset[str]:
-    keys = [order_key(r) for r in records]
+def _set_aside(records: Sequence[Record], keys: Sequence[str]) -> frozenset[str]:
     at = {r.id: k for r, k in zip(records, keys)}
     aside: set[str] = set()
     for index in range(len(records) - 1, -1, -1):
@@ -152,8 +144,10 @@ def _widened(scope: Scope, to: str) -> Scope:
 
 def fold(records: Iterable[Record], established: Sequence[StoreRule] = ()) -> Fold:
     """The statuses of every op that states a rule or fact, with rivals and standing."""
-    ordered = sorted(records, key=order_key)
-    aside = _set_aside(ordered)
+    keyed = sorted(((order_key(r), r) for r in records), key=lambda pair: pair[0])
+    ordered = [r for _, r in keyed]
+    resets = any(r.kind == OpKind.RESET for r in ordered)
+    aside = _set_aside(ordered, [k for k, _ in keyed]) if resets else frozenset()
     states: dict[str, dict[str, object]] = {}
     for record in ordered:
         if record.kind in _SUBJECT_KINDS:
@@ -195,108 +189,168 @@ def fold(records: Iterable[Record], established: Sequence[StoreRule] = ()) -> Fo
         else:
             continue
         state["decided_by"] = record.id
-    entries = {
-        op_id: Entry(
-            record=s["record"],  # type: ignore[arg-type]
-            status=s["status"],  # type: ignore[arg-type]
-            rule=s["rule"],  # type: ignore[arg-type]
-            scope=s["scope"],  # type: ignore[arg-type]
-            decided_by=str(s["decided_by"]),
+    states_now = {
+        op_id: _Live(
+            st["record"],  # type: ignore[arg-type]
+            st["status"],  # type: ignore[arg-type]
+            st["rule"],  # type: ignore[arg-type]
+            st["scope"],  # type: ignore[arg-type]
         )
-        for op_id, s in states.items()
+        for op_id, st in states.items()
     }
-    kept = {op_id: str(s["kept"]) for op_id, s in states.items()}
-    _contest(entries, kept, established)
-    _stand(entries)
+    kept = {op_id: str(st["kept"]) for op_id, st in states.items()}
+    rivals = _contest(states_now, kept, established)
+    standing = _stand(states_now)
+    empty = Standing()
+    entries: dict[str, Entry] = {}
+    for op_id, live in states_now.items():
+        named = rivals.get(op_id)
+        entries[op_id] = Entry(
+            record=live.record,
+            status=Status.CONTESTED if named else live.status,
+            rule=live.rule,
+            scope=live.scope,
+            contested_by=tuple(sorted(named)) if named else (),
+            standing=standing.get(op_id, empty),
+            decided_by=str(states[op_id]["decided_by"]),
+        )
     return Fold(entries=tuple(entries.values()), reset=aside, records=tuple(ordered), index=entries)
 
 
+class _Live(NamedTuple):
+    """An entry's state before rivals and standing are known."""
+
+    record: Record
+    status: Status
+    rule: TermRule | None
+    scope: Scope
+
+    @property
+    def id(self) -> str:
+        return self.record.id
+
+
+class _Rule(NamedTuple):
+    """A rule as compared: case-folded avoided forms and replacement, and where it holds."""
+
+    forms: frozenset[str]
+    replacement: str
+    coordinates: tuple[tuple[str, str], ...]
+
+    @classmethod
+    def of(cls, rule: TermRule, coordinates: Mapping[str, str]) -> _Rule:
+        replacement = rule.replacement.casefold()
+        forms = [rule.term, *rule.forms]
+        return cls(
+            frozenset(f.casefold() for f in forms if f) - {replacement},  # case variants: one word
+            replacement,
+            tuple(sorted(coordinates.items())) if coordinates else (),
+        )
+
+    def disagrees(self, other: _Rule) -> bool:
+        ra, rb = self.replacement, other.replacement
+        return (
+            bool(self.forms & other.forms and ra != rb)
+            or (bool(rb) and rb in self.forms)
+            or (bool(ra) and ra in other.forms)
+        )
+
+    def meets(self, other: _Rule) -> bool:
+        return meet(dict(self.coordinates), dict(other.coordinates))
+
+
 def _contest(
-    entries: dict[str, Entry], kept: Mapping[str, str], store: Sequence[StoreRule]
-) -> None:
+    entries: Mapping[str, _Live], kept: Mapping[str, str], store: Sequence[StoreRule]
+) -> dict[str, set[str]]:
+    """Mark rivals. Entries stating the same rule at the same point are compared once."""
     live = [
         e
         for e in entries.values()
         if e.rule is not None and e.rule.term and e.status in (Status.SUGGESTED, Status.ESTABLISHED)
     ]
-    in_force = [e for e in live if e.status == Status.ESTABLISHED]
-    # rules in the store that no established entry already states
-    outside = [
-        s
-        for s in store
-        if s.rule.term and not any(_same(s.rule, e.rule) for e in in_force if e.rule is not None)
-    ]
-    by_form: dict[str, list[str]] = defaultdict(list)
-    by_replacement: dict[str, list[str]] = defaultdict(list)
-    rules: dict[str, tuple[TermRule, Mapping[str, str], Status]] = {}
+    members: dict[_Rule, list[str]] = defaultdict(list)
     for e in live:
         assert e.rule is not None
-        rules[e.id] = (e.rule, e.scope.coordinates, e.status)
-    for s in outside:
-        rules["terms:" + s.key] = (s.rule, s.coordinates, Status.ESTABLISHED)
-    for key, (rule, _, _) in rules.items():
-        for form in {f.casefold() for f in rule.avoided if f}:
-            by_form[form].append(key)
-        if rule.replacement:
-            by_replacement[rule.replacement.casefold()].append(key)
+        members[_Rule.of(e.rule, e.scope.coordinates)].append(e.id)
+    in_force = {
+        key
+        for key, ids in members.items()
+        if any(entries[i].status == Status.ESTABLISHED for i in ids)
+    }
+    forced: dict[str, list[frozenset[str]]] = defaultdict(list)
+    for key in in_force:
+        forced[key.replacement].append(key.forms)
+    for s in store:  # the store's rules no established entry already states
+        if not s.rule.term:
+            continue
+        key = _Rule.of(s.rule, s.coordinates)
+        if not any(forms & key.forms for forms in forced.get(key.replacement, ())):
+            members[key].append("terms:" + s.key)
+    by_form: dict[str, set[_Rule]] = defaultdict(set)
+    by_replacement: dict[str, set[_Rule]] = defaultdict(set)
+    for key in members:
+        for form in key.forms:
+            by_form[form].add(key)
+        if key.replacement:
+            by_replacement[key.replacement].add(key)
     rivals: dict[str, set[str]] = defaultdict(set)
-    for e in live:
-        rule, coordinates, status = rules[e.id]
-        candidates: set[str] = set()
-        for form in {f.casefold() for f in rule.avoided if f}:
-            candidates.update(by_form.get(form, ()))
+    for key, ids in members.items():
+        candidates: set[_Rule] = set(by_form.get(key.replacement, ()))
+        for form in key.forms:
+            candidates.update(by_form[form])
             candidates.update(by_replacement.get(form, ()))
-        candidates.update(by_form.get(rule.replacement.casefold(), ()))
-        candidates.discard(e.id)
+        candidates.discard(key)
         for other in candidates:
-            other_rule, other_coordinates, other_status = rules[other]
-            if not disagree(rule, other_rule) or not meet(coordinates, other_coordinates):
+            if not key.disagrees(other) or not key.meets(other):
                 continue
-            if status == Status.SUGGESTED:
-                rivals[e.id].add(other)
-            elif other_status == Status.SUGGESTED:
-                reversing = entries[other].record
-                if (
-                    reversing.kind == OpKind.CORRECT
-                    and reversing.actor.kind == ActorKind.PERSON
-                    and order_key(reversing) > kept.get(e.id, "")
-                ):
-                    rivals[e.id].add(other)
-    for op_id, named in rivals.items():
-        entries[op_id] = evolve(
-            entries[op_id], status=Status.CONTESTED, contested_by=tuple(sorted(named))
-        )
+            for op_id in ids:
+                if op_id.startswith("terms:"):
+                    continue
+                entry = entries[op_id]
+                for other_id in members[other]:
+                    other_status = (
+                        Status.ESTABLISHED
+                        if other_id.startswith("terms:")
+                        else entries[other_id].status
+                    )
+                    if entry.status == Status.SUGGESTED:
+                        rivals[op_id].add(other_id)
+                    elif other_status == Status.SUGGESTED:
+                        reversing = entries[other_id].record
+                        if (
+                            reversing.kind == OpKind.CORRECT
+                            and reversing.actor.kind == "person"
+                            and order_key(reversing) > kept.get(op_id, "")
+                        ):
+                            rivals[op_id].add(other_id)
+    return rivals
 
 
-def _stand(entries: dict[str, Entry]) -> None:
-    counted = [
-        e
-        for e in entries.values()
-        if e.rule is not None and e.rule.term and e.status != Status.RESET
-    ]
-    by_replacement: dict[str, list[Entry]] = defaultdict(list)
-    avoiding: dict[str, list[Entry]] = defaultdict(list)
-    for e in counted:
-        assert e.rule is not None
-        by_replacement[e.rule.replacement.casefold()].append(e)
-        for form in {f.casefold() for f in e.rule.avoided if f}:
-            avoiding[form].append(e)
-    for e in counted:
-        assert e.rule is not None
-        group = [
-            g
-            for g in by_replacement[e.rule.replacement.casefold()]
-            if g.rule and _same(e.rule, g.rule)
-        ]
-        sessions = {g.record.session_key for g in group if g.record.kind == OpKind.OBSERVE}
-        corrections = sum(1 for g in group if g.record.kind == OpKind.CORRECT)
-        against = sum(1 for g in group if g.status == Status.WITHDRAWN)
-        against += sum(
-            1
-            for a in avoiding.get(e.rule.replacement.casefold(), ())
-            if a.record.kind == OpKind.CORRECT
+def _stand(entries: Mapping[str, _Live]) -> dict[str, Standing]:
+    """Standing per rule: the parties that saw it, corrections toward it, what stands against."""
+    members: dict[_Rule, list[_Live]] = defaultdict(list)
+    for e in entries.values():
+        if e.rule is not None and e.rule.term and e.status != Status.RESET:
+            members[_Rule.of(e.rule, {})].append(e)  # standing counts every point
+    by_replacement: dict[str, list[_Rule]] = defaultdict(list)
+    corrections_avoiding: dict[str, int] = defaultdict(int)
+    for key, group in members.items():
+        by_replacement[key.replacement].append(key)
+        count = sum(1 for g in group if g.record.kind == OpKind.CORRECT)
+        for form in key.forms:
+            corrections_avoiding[form] += count
+    out: dict[str, Standing] = {}
+    for key, group in members.items():
+        same = [k for k in by_replacement[key.replacement] if k.forms & key.forms]
+        everyone = [g for k in same for g in members[k]]
+        standing = Standing(
+            sessions=len(
+                {g.record.session_key for g in everyone if g.record.kind == OpKind.OBSERVE}
+            ),
+            corrections=sum(1 for g in everyone if g.record.kind == OpKind.CORRECT),
+            against=sum(1 for g in everyone if g.status == Status.WITHDRAWN)
+            + corrections_avoiding.get(key.replacement, 0),
         )
-        entries[e.id] = evolve(
-            entries[e.id],
-            standing=Standing(sessions=len(sessions), corrections=corrections, against=against),
-        )
+        for e in group:
+            out[e.id] = standing
+    return out

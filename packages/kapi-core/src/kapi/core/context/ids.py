@@ -8,6 +8,7 @@ millisecond). The short form is the first 10 characters; any unique prefix
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from datetime import UTC, datetime
 
@@ -39,8 +40,11 @@ def _decode(text: str) -> int:
     return value
 
 
+_OP_ID = re.compile(f"[{ALPHABET}]{{{ID_LENGTH}}}")
+
+
 def is_op_id(text: str) -> bool:
-    return len(text) == ID_LENGTH and all(c in _VALUE for c in text)
+    return _OP_ID.fullmatch(text) is not None
 
 
 def mint_id(at: datetime, random_bits: int, newest: str = "") -> str:

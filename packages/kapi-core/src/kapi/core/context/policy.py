@@ -8,10 +8,9 @@ corrects, signals and establishes. Two sessions of one agent are two parties.
 
 from __future__ import annotations
 
-from kapi.core.change.ports import Actor, ActorKind
 from kapi.core.context.errors import ContextRefused
 from kapi.core.context.fold import Entry
-from kapi.core.context.record import OpKind, Status
+from kapi.core.context.record import ActorLike, OpKind, Status
 
 __all__ = ["REVIEW_HINT", "decision_refusal", "person_decides"]
 
@@ -32,12 +31,12 @@ _VERB = {
 
 
 def person_decides(
-    actor: Actor, kind: OpKind, *, target: Entry | None = None, widening: bool = False
+    actor: ActorLike, kind: OpKind, *, target: Entry | None = None, widening: bool = False
 ) -> None:
     """Refuse (:class:`ContextRefused`) what ``actor`` may not record; return when it may."""
-    if actor.kind == ActorKind.PERSON:
+    if actor.kind == "person":
         return
-    if actor.kind == ActorKind.TOOL:
+    if actor.kind == "tool":
         if kind in _TOOL and not widening:
             return
         raise ContextRefused(f"a tool may not record {kind}: only a person decides that")
@@ -51,7 +50,7 @@ def person_decides(
         )
     if kind == OpKind.WITHDRAW and target is not None:
         author = target.record.actor
-        if author.kind != ActorKind.AGENT or (author.name, author.session) != (
+        if author.kind != "agent" or (author.name, author.session) != (
             actor.name,
             actor.session,
         ):

@@ -9,13 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from enum import StrEnum
+from typing import Protocol
 
 from attrs import field, frozen
-
-from kapi.core.change.ports import Actor
+from attrs.validators import in_
 
 __all__ = [
+    "ACTOR_KINDS",
     "ADVISING",
+    "ActorLike",
+    "Author",
     "Correction",
     "Evidence",
     "OpKind",
@@ -57,6 +60,33 @@ class Status(StrEnum):
     WITHDRAWN = "withdrawn"
     DROPPED = "dropped"
     RESET = "reset"
+
+
+ACTOR_KINDS = ("person", "agent", "tool")
+
+
+class ActorLike(Protocol):
+    """Who sends an op, as the doors stamp it (the change service's ``Actor`` is one)."""
+
+    @property
+    def kind(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def session(self) -> str: ...
+
+
+@frozen
+class Author:
+    """Who recorded an op: ``person``, ``agent`` or ``tool``, a name, the agent's session."""
+
+    kind: str = field(validator=in_(ACTOR_KINDS))
+    name: str = ""
+    session: str = ""
+
+    @classmethod
+    def of(cls, actor: ActorLike) -> Author:
+        return cls(kind=str(actor.kind), name=actor.name, session=actor.session)
 
 
 @frozen
@@ -131,7 +161,7 @@ class Record:
 
     id: str
     kind: OpKind
-    actor: Actor
+    actor: Author
     at: str = ""
     project: str = ""
     subject: Subject | None = None

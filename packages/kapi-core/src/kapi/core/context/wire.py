@@ -12,7 +12,6 @@ from typing import Any
 import cattrs
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
-from kapi.core.change.ports import Actor, ActorKind
 from kapi.core.context.errors import ContextError
 from kapi.core.context.record import Correction, OpKind, Record
 
@@ -29,17 +28,6 @@ def _converter() -> cattrs.Converter:
         Correction,
         make_dict_structure_fn(Correction, converter, from_=override(rename="from")),
     )
-    converter.register_unstructure_hook(
-        Actor, lambda a: {"kind": str(a.kind), "name": a.name, "session": a.session}
-    )
-    converter.register_structure_hook(
-        Actor,
-        lambda d, _t: Actor(
-            kind=ActorKind(d["kind"]),
-            name=str(d.get("name", "")),
-            session=str(d.get("session", "")),
-        ),
-    )
     converter.register_unstructure_hook(OpKind, str)
     converter.register_unstructure_hook(
         tuple, lambda value: [converter.unstructure(v) for v in value]
@@ -54,7 +42,11 @@ def encode_record(record: Record) -> dict[str, Any]:
     """The record as a JSON object (``id``, ``kind``, ``actor`` always present)."""
     data: dict[str, Any] = _CONVERTER.unstructure(record)
     data["id"], data["kind"] = record.id, str(record.kind)
-    data["actor"] = _CONVERTER.unstructure(record.actor)
+    data["actor"] = {
+        "kind": record.actor.kind,
+        "name": record.actor.name,
+        "session": record.actor.session,
+    }
     return data
 
 

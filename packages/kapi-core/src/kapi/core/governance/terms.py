@@ -314,6 +314,15 @@ def decode_terms_bundle(data: Any, source: str = "") -> TermsBundle:
     return check_bundle(bundle, source)
 
 
+def decode_stored_concepts(rows: Sequence[Any]) -> list[Concept]:
+    """Concepts as a store wrote them (checked when they were written): structured only.
+
+    A row that does not structure raises; :func:`decode_terms_bundle` then names its fault.
+    """
+    converter = _converter()
+    return [converter.structure(row, Concept) for row in rows]
+
+
 def _require_lists(data: Mapping[str, Any], source: str) -> None:
     """Refuse an object where a list belongs (cattrs would iterate a mapping's keys)."""
     concepts = data.get("concepts", [])

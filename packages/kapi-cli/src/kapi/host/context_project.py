@@ -1,0 +1,92 @@
+"""The workspace's context: its project, store and log, and what every context verb asks of them.
+
+Shared by the read verbs (:mod:`kapi.host.context`) and the recording ones
+(:mod:`kapi.host.context_ops`); it writes nothing itself.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import TYPE_CHECKING, Any
+
+from kapi.core.context.errors import ContextError
+from kapi.core.context.fold import Entry, Fold
+from kapi.host.context_log import ContextLog, store_rules
+from kapi.host.errors import EXIT_ERROR, HostError
+
+if TYPE_CHECKING:
+    from kapi.core.change.ports import Actor
+    from kapi.host.workspace import Workspace
+
+__all__ = ["ProjectContext"]
+
+
+class ProjectContext:
+    """The context log of the workspace's project, with what a verb needs around it."""
+
+    def __init__(self, workspace: Workspace) -> None:
+        project, store = workspace.project, workspace.store
+        if project is None or store is None:
+            raise HostError(
+                "no project here: the context lives in a project's store; run `kapi init` first "
+                "(or point at a project with -p)",
+                exit_code=EXIT_ERROR,
+            )
+        self.workspace = workspace
+        self.project = project
+        self.store = store
+        self.log = ContextLog(store, project.id or project.name)
+
+    def in_force(self) -> list[Any]:
+        return store_rules(self.store.concepts(), self.workspace.source_language)
+
+    def fold(self) -> Fold:
+        return self.log.fold(self.in_force())
+
+    def relative(self, path: str) -> str:
+        """A path as the project names it; outside the project or missing is refused."""
+        from pathlib import Path
+
+        base = self.workspace.cwd or Path.cwd()
+        candidate = Path(path) if Path(path).is_absolute() else base / path
+        relative = self.project.relative(candidate)
+        if relative is None:
+            relative = self.project.relative(self.project.root / path)
+            if relative is None or Path(path).is_absolute():
+                raise ContextError(
+                    f"{path}: not inside this project; name a file in it (relative to the "
+                    "project's folder or to where you are)"
+                )
+            candidate = self.project.root / relative
+        if not candidate.is_file():
+            raise ContextError(f"{relative}: no such file in this project; name the file you read")
+        return relative
+
+    def coordinates(self, path: str) -> dict[str, str]:
+        """The coordinates of the point a path sits at (the default point without a path)."""
+        from kapi.core.governance.errors import GovernanceError
+        from kapi.core.governance.resolve import resolve_governance
+        from kapi.host.governance import Governance
+
+        try:
+            governance = Governance(self.workspace)
+            point = resolve_governance(governance.recipe, path or "AGENTS.md", at=governance.at)
+        except (GovernanceError, HostError):
+            return {}
+        return dict(point.coordinates)
+
+    def touch(self, actor: Actor) -> None:
+        """Presence: an agent's session is seen now (best effort, never blocking)."""
+        if actor.kind == "agent" and actor.session:
+            with contextlib.suppress(Exception):
+                self.store.touch_session(actor.session, actor.name)
+
+    def entry(self, folded: Fold, prefix: str) -> Entry:
+        op_id = self.log.resolve(prefix)
+        entry = folded.entry(op_id)
+        if entry is None:
+            raise ContextError(
+                f"#{op_id[:10]} is a decision, not a suggestion or a rule; "
+                "`kapi context log` shows what it decided"
+            )
+        return entry
