@@ -57,6 +57,17 @@ def folder(tmp_path: Path) -> Path:
     return tmp_path
 
 
+def test_grep_in_process_gives_blocks_and_offsets(folder: Path) -> None:
+    from kapi.host.toolbox import GrepRequest, grep
+    from kapi.host.workspace import open_workspace
+
+    with open_workspace(cwd=folder, environ={"KAPI_NO_PROJECT": "1"}) as workspace:
+        result = grep(GrepRequest(pattern="cart", paths=("ui.json", "nope.json")), workspace)
+    assert result.exit_code == 2 and result.failures[0].message == "nope.json: no such file"
+    (found,) = result.files
+    assert [(b.ref.block, b.n, b.matches[0].start) for b in found.blocks] == [("cart.empty", 2, 5)]
+
+
 def test_a_match_selects_blocks_in_every_format(folder: Path) -> None:
     done = run("kgrep", "north|cart|file", "ui.json", "basic.po", "report.docx", cwd=folder)
     assert done.returncode == 0, done.stderr

@@ -149,6 +149,42 @@ def test_scripts_parse_as_sed_writes_them() -> None:
         assert refused.value.exit_code == 2
 
 
+def test_compile_sed_edits_text_by_position_and_a_taken_code_by_content(tmp_path: Path) -> None:
+    from kapi.host.toolbox_sed import SedRequest, compile_sed
+    from kapi.host.workspace import open_workspace
+
+    (tmp_path / "ui.json").write_text(UI, encoding="utf-8")
+    with open_workspace(cwd=tmp_path, environ={"KAPI_NO_PROJECT": "1"}) as workspace:
+        plan = compile_sed(
+            SedRequest(scripts=("s/cart/basket/g; s/, {name}//",), paths=("ui.json",)),
+            workspace,
+        )
+    by_block = {op.at.block: op for op in plan.change_set.ops}
+    empty = by_block["cart.empty"]
+    assert empty.op == "replace_text"
+    assert [(e.start, e.end, e.text) for e in empty.edits] == [(5, 9, "basket")]
+    greeting = by_block["greeting"]  # the match took the placeholder: the guard will decide
+    assert greeting.op == "set_content" and greeting.text == "Hello!"
+    assert plan.replaced == 3
+
+
+def test_run_sed_to_stdout_lands_in_memory(tmp_path: Path) -> None:
+    from kapi.host.actor import actor_from_env
+    from kapi.host.toolbox_sed import SedRequest, run_sed
+    from kapi.host.workspace import open_workspace
+
+    (tmp_path / "ui.json").write_text(UI, encoding="utf-8")
+    with open_workspace(cwd=tmp_path, environ={"KAPI_NO_PROJECT": "1"}) as workspace:
+        outcome = run_sed(
+            SedRequest(scripts=("s/Simply contact/Contact/",), paths=("ui.json",)),
+            workspace,
+            actor=actor_from_env({"KAPI_ACTOR": "person"}),
+        )
+    assert outcome.exit_code == 0
+    assert outcome.outputs == (("ui.json", UI.replace("Simply contact", "Contact").encode()),)
+    assert (tmp_path / "ui.json").read_text(encoding="utf-8") == UI
+
+
 # --- landing -------------------------------------------------------------------------------
 
 
