@@ -32,7 +32,15 @@ from kapi.formats.office.inline import ParagraphSkeleton, PartEdits
 from kapi.formats.office.package import OfficePackage
 from kapi.formats.office.xmlsplice import Element, escape_text
 
-__all__ = ["ChartText", "ChartValue", "chart_blocks", "chart_parts", "read_chart", "write_value"]
+__all__ = [
+    "ChartText",
+    "ChartValue",
+    "chart_blocks",
+    "chart_parts",
+    "read_chart",
+    "splice_value",
+    "write_value",
+]
 
 _AXES = frozenset({"c:catAx", "c:valAx", "c:dateAx", "c:serAx"})
 _CELL = re.compile(r"^(?:'((?:[^']|'')+)'|([^'!]+))!\$?([A-Za-z]{1,3})\$?(\d+)$")
@@ -203,6 +211,7 @@ def write_value(value: ChartValue, runs: Runs, edits: PartEdits, block: str) -> 
 
 
 def splice_value(value: ChartValue, text: str, edits: PartEdits, block: str) -> None:
+    """Put ``text`` in the value's ``c:v`` (a cache a cell's edit reaches, or an edited name)."""
     refuse_invalid_xml(text, block)
     splicer = edits.splicer(value.part, block)
     # a bare carriage return would read back as a line feed: write it as a reference
