@@ -163,19 +163,6 @@ class Governance:
             self._concepts = tuple(store.concepts()) if store is not None else ()
         return self._concepts
 
-    def suggested_at(self, coordinates: Mapping[str, str]) -> tuple[Any, ...]:
-        """The context's suggested and contested word rules at a point (weight 0 in a check)."""
-        store = self.workspace.store
-        if store is None:
-            return ()
-        from kapi.host.context_log import ContextLog, check_rules, store_rules
-
-        if self._suggestions is None:
-            in_force = store_rules(self.concepts(), self.workspace.source_language)
-            self._suggestions = (ContextLog(store).fold(in_force), in_force)
-        folded, in_force = self._suggestions
-        return check_rules(folded, coordinates, in_force)
-
     def context_fold(self) -> tuple[Any, Any]:
         """The context log folded once per run, with the terms store's rules it was folded
         against (a :class:`~kapi.core.context.fold.Fold` and its ``StoreRule`` list)."""
