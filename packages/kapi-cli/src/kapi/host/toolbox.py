@@ -219,7 +219,10 @@ def _read_one(
                 continue  # a folder walked holds files no format reads: grep -r passes them
             yield item
             continue
-        named = item.staged.doc if path == "-" else _key_of(home, path)
+        # outside a project a file is its own document; in one, a translation's file is not
+        named = item.staged.doc
+        if path != "-" and workspace.project is not None:
+            named = _key_of(home, path)
         edition = target
         if edition is None and named != item.staged.doc:
             edition = _language_of(workspace, named)
