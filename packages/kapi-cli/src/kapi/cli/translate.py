@@ -197,11 +197,14 @@ def status(as_json: bool) -> None:
     """Coverage per target language and collection (always exits 0)."""
     from kapi.host.up import project_status
     from kapi.host.wire import encode
+    from kapi.host.workspace import open_workspace
 
-    try:
-        result = project_status(workspace_of())
+    project = (click.get_current_context().find_root().obj or {}).get("project")
+    try:  # status always exits 0: a recipe that does not load is said, not failed on
+        with open_workspace(project=project) as workspace:
+            result = project_status(workspace)
     except KapiError as err:
-        warn(str(err))
+        warn(f"Error: {err}")
         sys.exit(0)
     for notice in result.notices:
         warn(notice)

@@ -243,6 +243,7 @@ class MemoryIndex:
         entry of that origin (a rebuild). Returns how many were added.
         """
         added = 0
+        counts: dict[tuple[str, str], int] = {}
         with self._transaction() as db:
             if replace_origin is not None:
                 db.execute(
@@ -260,8 +261,9 @@ class MemoryIndex:
                     db.execute(
                         "INSERT OR REPLACE INTO tm_variants VALUES (?, ?, ?)", (entry, locale, text)
                     )
-                    self._index(db, entry, locale, text)
+                    self._index(db, entry, locale, text, counts)
                 added += 1
+            self._count(db, counts)
         return added
 
     def _holds(self, db: sqlite3.Connection, variants: Sequence[tuple[str, str]]) -> bool:
@@ -278,7 +280,15 @@ class MemoryIndex:
                 return True
         return False
 
-    def _index(self, db: sqlite3.Connection, entry: str, locale: str, text: str) -> None:
+    def _index(
+        self,
+        db: sqlite3.Connection,
+        entry: str,
+        locale: str,
+        text: str,
+        counts: dict[tuple[str, str], int],
+    ) -> None:
+        """Keys and trigrams of one variant; the trigram counts are added to ``counts``."""
         plain, structural = memory_keys(text)
         cursor = db.execute(
             "INSERT OR REPLACE INTO tm_keys (entry_id, locale, text, plain, structural, length) "
@@ -291,10 +301,15 @@ class MemoryIndex:
             "INSERT OR IGNORE INTO tm_grams VALUES (?, ?, ?)",
             [(gram, locale, key_id) for gram in grams],
         )
+        for gram in grams:
+            counts[(gram, locale)] = counts.get((gram, locale), 0) + 1
+
+    @staticmethod
+    def _count(db: sqlite3.Connection, counts: dict[tuple[str, str], int]) -> None:
         db.executemany(
-            "INSERT INTO tm_gram_counts VALUES (?, ?, 1) "
-            "ON CONFLICT(gram, locale) DO UPDATE SET count = count + 1",
-            [(gram, locale) for gram in grams],
+            "INSERT INTO tm_gram_counts VALUES (?, ?, ?) "
+            "ON CONFLICT(gram, locale) DO UPDATE SET count = count + excluded.count",
+            [(gram, locale, count) for (gram, locale), count in counts.items()],
         )
 
     def _recount(self, db: sqlite3.Connection) -> None:
@@ -321,8 +336,10 @@ class MemoryIndex:
             if stale:
                 db.execute("DELETE FROM tm_keys WHERE entry_id NOT IN (SELECT id FROM tm_entries)")
                 self._recount(db)
+            counts: dict[tuple[str, str], int] = {}
             for entry, locale, text in rows:
-                self._index(db, entry, locale, text)
+                self._index(db, entry, locale, text, counts)
+            self._count(db, counts)
 
     def exact(self, locale: str, column: str, key: str) -> list[StoredVariant]:
         assert column in ("plain", "structural")

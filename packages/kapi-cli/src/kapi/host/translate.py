@@ -325,8 +325,17 @@ def translate_units(
         failed: dict[int, str] = {}
         for start in range(0, len(rest), max(1, batch_size)):
             chunk = tuple(rest[start : start + max(1, batch_size)])
+            said = " ".join(segment.text for segment in chunk).casefold()
             batch = TranslationBatch(
-                source_lang, language, chunk, voice=voice, terms=(terms or {}).get(language, ())
+                source_lang,
+                language,
+                chunk,
+                voice=voice,
+                terms=tuple(
+                    term
+                    for term in (terms or {}).get(language, ())
+                    if term["source"].casefold() in said
+                ),
             )
             try:
                 reply = provider.translate(batch)

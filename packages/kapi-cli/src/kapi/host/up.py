@@ -241,6 +241,8 @@ def run_up(request: UpRequest, workspace: Workspace, progress: Progress | None =
                 by_language.setdefault(unit.language, []).append(unit)
             for language, units in sorted(by_language.items()):
                 _seed_missing_file(workspace, staged, language, index)
+                if provider.name in ("openai", "anthropic"):
+                    voice = voice_brief_at(workspace, staged, language)
                 made, refused = translate_units(
                     units,
                     provider=provider,
@@ -284,6 +286,19 @@ def run_up(request: UpRequest, workspace: Workspace, progress: Progress | None =
         )
     finally:
         index.close()
+
+
+def voice_brief_at(workspace: Workspace, staged: Staged, language: str) -> str:
+    """The voice brief that holds at a target's point (its source's place, its language), or ``""``."""
+    from kapi.core.errors import KapiError
+
+    try:
+        from kapi.host.context import ContextReadRequest, read_context
+
+        answer = read_context(ContextReadRequest(path=staged.doc, locale=language), workspace)
+    except (KapiError, ImportError, OSError):
+        return ""
+    return "\n".join(answer.voice_brief)
 
 
 def _seed_missing_file(
