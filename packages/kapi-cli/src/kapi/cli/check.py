@@ -128,9 +128,11 @@ def check(
     for skipped in outcome.skipped:
         warn(skipped.message)
     if comments and outcome.report.scope is not None:
+        from kapi.host.comments import is_comment_source
+
         for scoped in outcome.report.scope.files:
-            if scoped.status == "no_reader":
-                warn(scoped.reason)
+            if scoped.status == "no_reader" and is_comment_source(scoped.path):
+                warn(scoped.reason)  # source code in a language kapi has no grammar for
     if outcome.ship is not None:
         if as_json:
             from kapi.host.wire import encode

@@ -1,0 +1,137 @@
+"""K17 figures: checking the prose in code comments on real code bases, beside codespell.
+
+Run: .venv/bin/python bench/bench_comments.py   (a minute or two; the first run fetches the
+pinned trees of the corpus tier, requests 2.32.3 and RxJS 7.8.1, and codespell into a
+throwaway virtual environment)
+
+* **Cold check**: ``kapi check --comments --json --no-fail`` on each tree, a fresh process
+  each time (best of 3): files per second, comments read, findings. Outside a project, so
+  only the hygiene analyzers run; the voice analyzers cost what they cost on any prose.
+* **codespell** (``pip install codespell`` into a temporary venv, never a kapi
+  dependency) on the same files (best of 3): files per second. codespell reads every line
+  of each file for misspellings; kapi parses each file with tree-sitter, sets aside what
+  is not prose, and runs its analyzers with their canaries.
+* **A sampled file**: the comments kapi reads in one file of each tree, beside the
+  comments a person reading the file counts as prose (counted by hand and written
+  below with the reasons).
+
+Figures are printed, never asserted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.corpus.fetch import unpacked  # noqa: E402
+from tests.corpus.test_comments_corpus import REQUESTS, RXJS  # noqa: E402
+
+KAPI = Path(sys.executable).with_name("kapi")
+
+# Counted by reading the files: the comments a person calls prose, and why.
+BY_HAND = {
+    "api.py": (
+        10,
+        "the module docstring, request()'s docstring, the three-line comment on the "
+        "with statement, and the seven docstrings of get/options/head/post/put/patch/delete",
+    ),
+    "map.ts": (
+        5,
+        "the @deprecated JSDoc of the thisArg overload, map's JSDoc, and the three line "
+        "comments inside map's body",
+    ),
+}
+
+
+def _files(tree: Path, suffix: str) -> list[Path]:
+    return sorted(path for path in tree.rglob(f"*{suffix}") if path.is_file())
+
+
+def _best(
+    command: list[str], runs: int = 3, **kwargs: object
+) -> tuple[float, subprocess.CompletedProcess]:
+    best = float("inf")
+    done = None
+    for _ in range(runs):
+        started = time.perf_counter()
+        done = subprocess.run(command, capture_output=True, text=True, check=False, **kwargs)  # type: ignore[call-overload]
+        best = min(best, time.perf_counter() - started)
+    assert done is not None
+    return best, done
+
+
+def _codespell() -> Path:
+    home = Path(tempfile.mkdtemp(prefix="kapi-bench-codespell-"))
+    venv.create(home, with_pip=True)
+    python = home / "bin" / "python"
+    subprocess.run(
+        [str(python), "-m", "pip", "install", "--quiet", "codespell"], check=True, timeout=600
+    )
+    return home / "bin" / "codespell"
+
+
+def main() -> None:
+    env = dict(os.environ, KAPI_NO_PROJECT="1", PYTHONDONTWRITEBYTECODE="1")
+    env.pop("KAPI_PROJECT", None)
+    codespell = _codespell()
+    trees = [
+        (
+            "requests 2.32.3 (Python)",
+            unpacked(REQUESTS) / "requests-2.32.3" / "src",
+            ".py",
+            "api.py",
+        ),
+        ("RxJS 7.8.1 (TypeScript)", unpacked(RXJS) / "package" / "src", ".ts", "map.ts"),
+    ]
+    version = subprocess.run(
+        [str(codespell), "--version"], capture_output=True, text=True, check=False
+    ).stdout.strip()
+    print(f"codespell {version}; kapi {KAPI}")
+    print()
+    print(
+        f"{'tree':<26} {'files':>6} {'kapi s':>8} {'files/s':>8} {'comments':>9} "
+        f"{'findings':>9} {'codespell s':>12} {'files/s':>8}"
+    )
+    for label, tree, suffix, _ in trees:
+        files = _files(tree, suffix)
+        names = [str(path) for path in files]
+        seconds, done = _best(
+            [str(KAPI), "check", "--comments", "--json", "--no-fail", str(tree)], env=env
+        )
+        report = json.loads(done.stdout)
+        checked = [f for f in report["scope"]["files"] if f["status"] == "checked"]
+        comments = report["target"]["blocks"]
+        spell_seconds, _ = _best([str(codespell), *names])
+        print(
+            f"{label:<26} {len(files):>6} {seconds:>8.2f} {len(checked) / seconds:>8.0f} "
+            f"{comments:>9} {len(report['findings']):>9} {spell_seconds:>12.2f} "
+            f"{len(files) / spell_seconds:>8.0f}"
+        )
+    print()
+    from kapi.formats.comments import read_comments
+
+    for label, tree, _, sample in trees:
+        path = next(tree.rglob(sample))
+        found = read_comments(path.read_bytes(), sample)
+        skipped: dict[str, int] = {}
+        for item in found.skipped:
+            skipped[item.reason] = skipped.get(item.reason, 0) + 1
+        hand, why = BY_HAND[sample]
+        print(f"{label}: {path.relative_to(tree)}")
+        print(
+            f"  kapi reads {len(found.comments)} comments as prose; sets aside {skipped or 'none'}"
+        )
+        print(f"  by hand: {hand} prose comments ({why})")
+
+
+if __name__ == "__main__":
+    main()
