@@ -349,12 +349,16 @@ def test_dropping_a_placeholder_is_refused_with_the_guards_message(folder: Path)
     done = run("ksed", "-i.bak", r"s/Hello, %\(name\)s/Hi/", "basic.po", cwd=folder)
     assert done.returncode == 3
     assert "guard/codes_changed" in done.stderr and "may not be deleted" in done.stderr
+    assert "takes `%(name)s` with it" in done.stderr and "in a group" in done.stderr
     assert snapshot(folder) == before  # nothing written, and no backup
     kept = run("ksed", r"s/Hello, (%\(name\)s)/Hi \1/", "basic.po", cwd=folder)
     assert kept.returncode == 0, kept.stderr
     assert 'msgid "Hi %(name)s! You have %d%% left."' in kept.stdout
     json_placeholder = run("ksed", "-i", "s/, {name}//", "ui.json", cwd=folder)
     assert json_placeholder.returncode == 3 and "guard" in json_placeholder.stderr
+    crossing = run("ksed", "-i", "s/reads Markdown/reads MD/", "guide.md", cwd=folder)
+    assert crossing.returncode == 3 and "crosses the edge of marked text" in crossing.stderr
+    assert snapshot(folder) == before
 
 
 def test_bad_input_is_exit_2_and_writes_nothing(

@@ -12,11 +12,11 @@ from __future__ import annotations
 import itertools
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from attrs import frozen
+from attrs import field, frozen
 
 from kapi.core.change.ops import Branch, ChangeSet, Edit, PathStep, Ref, ReplaceText, SetContent
 from kapi.core.errors import EXIT_OK, EXIT_USAGE
@@ -365,6 +365,31 @@ def _edits(cells: Sequence[Cell], items: list[_Item]) -> list[tuple[int, int, st
     return edits
 
 
+def _taken(cells: Sequence[Cell], items: list[_Item]) -> str:
+    """What a match took with it, in words: the codes of ``cells`` that ``items`` no longer hold."""
+    from kapi.core.model import PcClose, PcOpen, Ph
+
+    kept = {item.origin for item in items if item.run is not None}
+    gone = [cell.run for k, cell in enumerate(cells) if cell.run is not None and k not in kept]
+    placeholders = [run.data for run in gone if isinstance(run, Ph) and run.data]
+    halves = {run.id for run in gone if isinstance(run, PcOpen | PcClose)}
+    whole = {run.id for run in gone if isinstance(run, PcOpen)} & {
+        run.id for run in gone if isinstance(run, PcClose)
+    }
+    said: list[str] = []
+    if placeholders:
+        said.append(
+            "the match takes " + ", ".join(f"`{p}`" for p in placeholders) + " with it; "
+            "to keep it, match it in a group and put the group back (\\1)"
+        )
+    if halves - whole:
+        said.append(
+            "the match crosses the edge of marked text (bold, a link); "
+            "match all of the marked text, or stop at its edge"
+        )
+    return "; ".join(said)
+
+
 def _edit_text(items: list[_Item]) -> str:
     from kapi.core.edittext import render_edit_text
 
@@ -418,6 +443,7 @@ class SedPlan:
     replaced: int = 0
     not_editable: int = 0
     inside_codes: int = 0
+    hints: Mapping[int, str] = field(factory=dict)  # by op index: what a set_content takes with it
 
 
 @frozen
@@ -462,6 +488,7 @@ def compile_sed(
     if any(f.doc == "-" for f in files) and request.mode != "stdout":
         raise _usage("stdin can only be edited to stdout (no -i, --dry-run or --print-ops)")
     ops: list[ReplaceText | SetContent] = []
+    hints: dict[int, str] = {}
     counts = _Counts()
     not_editable = 0
     seen: set[tuple[str, str | None]] = set()
@@ -474,7 +501,7 @@ def compile_sed(
             if runs is None:
                 continue
             edits: list[Edit] = []
-            contents: list[SetContent] = []
+            contents: list[tuple[SetContent, str]] = []
             rev = (
                 edition_rev(block, file.edition)
                 if file.edition
@@ -493,9 +520,10 @@ def compile_sed(
                     continue  # unchanged (every cell kept, in place, nothing new)
                 found = _edits(cells, items)
                 if found is None:
-                    contents.append(
-                        SetContent(at=at, if_match=rev, text=_edit_text(items), path=path or None)
+                    content = SetContent(
+                        at=at, if_match=rev, text=_edit_text(items), path=path or None
                     )
+                    contents.append((content, _taken(cells, items)))
                     continue
                 edits.extend(
                     Edit(text=text, start=start, end=end, path=path or None)
@@ -506,7 +534,10 @@ def compile_sed(
                 continue
             if edits:
                 ops.append(ReplaceText(at=at, if_match=rev, edits=tuple(edits)))
-            ops.extend(contents)
+            for content, hint in contents:
+                if hint:
+                    hints[len(ops)] = hint
+                ops.append(content)
     scripts = "; ".join(c.source for c in commands)
     change_set = ChangeSet(ops=tuple(ops), schema="kapi.change/v1", note=f"ksed {scripts}")
     return SedPlan(
@@ -515,6 +546,7 @@ def compile_sed(
         replaced=counts.replaced,
         not_editable=not_editable,
         inside_codes=counts.inside_codes,
+        hints=hints,
     )
 
 

@@ -136,6 +136,10 @@ def ksed(
         out.flush()
     if request.mode != "stdout" or applied.exit_code != 0:
         toolbox_warn("ksed", summarise(applied.result))
+    for op in applied.result.ops:
+        hint = outcome.plan.hints.get(op.i)
+        if hint and op.error is not None:
+            toolbox_warn("ksed", f"op {op.i}: {hint}")
     for backup in outcome.backups:
         toolbox_warn("ksed", f"kept the original as {backup}")
     sys.exit(applied.exit_code)
