@@ -292,3 +292,48 @@ def test_review_in_a_terminal_asks_for_each_suggestion(project):
     assert sent, output
     assert f"keep #{op[:10]}".encode() in output
     assert '- Say "Quickcast"' in section(project)
+
+
+def test_an_agent_without_a_session_variable_is_one_session_per_host_process(project):
+    env = {k: v for k, v in os.environ.items() if k not in _MARKERS}
+    env["KAPI_ACTOR"] = "agent"
+    sessions = []
+    for text in ("One", "Two"):
+        done = subprocess.run(
+            [KAPI, "context", "note", text, "--seen-in", "docs/intro.md", "--json"],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        assert done.returncode == 0, done.stderr
+        sessions.append(json.loads(done.stdout)["session"])
+    assert sessions[0] == sessions[1]
+    assert sessions[0].startswith("s") and len(sessions[0]) == 13
+
+
+def test_a_persons_note_is_named_by_git(project):
+    note(project, "", "A person's note", "--seen-in", "docs/intro.md")
+    (line,) = json.loads(ok(project, "context", "log", "--json"))["operations"]
+    assert line["actor_kind"] == "person" and line["actor"]
+
+
+def test_a_persons_prepared_change_set_lands_whole_and_an_agents_is_refused(project):
+    refresh = project / "refresh.jsonl"
+    refresh.write_text(
+        '{"op":"term","action":"upsert","term":"team space","locale":"en",'
+        '"status":"deprecated","replacement":"workspace"}\n'
+        '{"op":"term","action":"upsert","term":"log in","locale":"en",'
+        '"status":"forbidden","replacement":"sign in"}\n',
+        encoding="utf-8",
+    )
+    refused = run(project, "apply", str(refresh), session="s-one")
+    assert refused.returncode == 3
+    assert "log in" not in ok(project, "terms", "list")
+    ok(project, "apply", str(refresh))
+    listed = ok(project, "terms", "list")
+    assert "team space" in listed and "log in" in listed
+    kinds = [
+        line["kind"] for line in json.loads(ok(project, "context", "log", "--json"))["operations"]
+    ]
+    assert kinds.count("edit") == 2

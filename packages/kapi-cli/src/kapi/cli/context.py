@@ -38,12 +38,34 @@ class ContextGroup(click.Group):
 
 
 def _actor() -> Actor:
+    """Who runs this: the environment's actor; a person is named by git (``user.email``)."""
     from kapi.host.actor import actor_from_env
 
     try:
-        return actor_from_env().actor
+        actor = actor_from_env().actor
     except KapiError as err:
         fail(err)
+    if actor.kind == "person" and not actor.name:
+        from attrs import evolve
+
+        actor = evolve(actor, name=_git_person())
+    return actor
+
+
+def _git_person() -> str:
+    """git's ``user.email``, else ``user.name``, else "you"."""
+    import subprocess
+
+    for key in ("user.email", "user.name"):
+        try:
+            done = subprocess.run(
+                ["git", "config", "--get", key], capture_output=True, text=True, timeout=5
+            )
+        except (OSError, subprocess.SubprocessError):
+            return "you"
+        if done.returncode == 0 and done.stdout.strip():
+            return done.stdout.strip()
+    return "you"
 
 
 def _fail(err: KapiError, as_json: bool) -> NoReturn:

@@ -40,13 +40,45 @@ def actor_from_env(environ: Mapping[str, str] | None = None) -> ResolvedActor:
     kind = ActorKind(declared) if declared else ActorKind.AGENT if host else ActorKind.PERSON
     name = env.get("KAPI_AGENT_NAME", "") or (host[0] if host and kind == ActorKind.AGENT else "")
     session = env.get("KAPI_AGENT_SESSION", "")
-    if not session and host and kind == ActorKind.AGENT:
-        session = env.get(host[1], "") or _parent_digest()
+    if not session and kind == ActorKind.AGENT:  # the host's variable, else its process
+        session = (env.get(host[1], "") if host else "") or _parent_digest()
     note = ""
     if declared == ActorKind.PERSON and host:
         note = f"sent by a person under {host[0]} (KAPI_ACTOR=person)"
     return ResolvedActor(Actor(kind=kind, name=name, session=session), note)
 
 
+_SHELLS = frozenset(
+    {"bash", "zsh", "sh", "dash", "fish", "pwsh", "powershell", "ksh", "tcsh", "csh"}
+)
+
+
 def _parent_digest() -> str:
-    return "ppid-" + hashlib.sha256(str(os.getppid()).encode()).hexdigest()[:12]
+    """The agent host's session: ``s`` + 12 hex digits of sha256("pid:start") of the first
+    ancestor that is not a shell (at most 32 steps up), so every command an agent runs in
+    one session names the same session; this process's parent where /proc cannot tell."""
+    pid = os.getppid()
+    for _ in range(32):
+        stat = _stat(pid)
+        if stat is None:
+            break
+        name, parent, start = stat
+        if name not in _SHELLS or parent <= 1:
+            return "s" + hashlib.sha256(f"{pid}:{start}".encode()).hexdigest()[:12]
+        pid = parent
+    return "s" + hashlib.sha256(f"{os.getppid()}:".encode()).hexdigest()[:12]
+
+
+def _stat(pid: int) -> tuple[str, int, str] | None:
+    """A process's name, parent and start time from /proc (None where there is no /proc)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8", errors="replace") as handle:
+            text = handle.read()
+    except OSError:
+        return None
+    name = text[text.find("(") + 1 : text.rfind(")")]
+    fields = text[text.rfind(")") + 2 :].split()
+    try:
+        return name.lstrip("-"), int(fields[1]), fields[19]
+    except (IndexError, ValueError):
+        return None
