@@ -203,7 +203,7 @@ class Governance:
         else:
             text, source = self._profile_text(binding.profile)
         try:
-            loaded = load_voice_profile(parse_yaml(text, source), source)
+            loaded = load_voice_profile(self._parsed(text, source), source)
         except GovernanceError as err:
             if err.line is None and err.path:
                 from kapi.host.yaml import line_of_text
@@ -212,6 +212,16 @@ class Governance:
             raise
         self._voices[binding] = loaded
         return loaded
+
+    def _parsed(self, text: str, source: str) -> Any:
+        """A voice profile's YAML as plain data, from the project's governance cache if it can."""
+        project = self.workspace.project
+        if project is None:
+            return parse_yaml(text, source)
+        from kapi.host.governance_cache import cache_for
+
+        cache = cache_for(project.state_dir, project.root)
+        return cache.parsed(text, lambda data: parse_yaml(data, source))
 
     def _profile_text(self, name: str) -> tuple[str, str]:
         store = self.workspace.store
@@ -295,9 +305,15 @@ class Governance:
 
 def recipe_error(project: Project, err: GovernanceError) -> RecipeError:
     """A recipe's governance mistake as a recipe error: the file, the line and the key (exit 2)."""
-    return RecipeError(
-        err.message, path=project.recipe_path, line=line_of_key(project.raw, err.key), key=err.key
-    )
+    line = line_of_key(project.raw, err.key)
+    if line is None and err.key:  # the recipe came from the governance cache: no lines kept
+        from kapi.host.yaml import key_path, line_of_text
+
+        try:
+            line = line_of_text(project.recipe_path.read_text(encoding="utf-8"), key_path(err.key))
+        except (OSError, UnicodeDecodeError):
+            line = None
+    return RecipeError(err.message, path=project.recipe_path, line=line, key=err.key)
 
 
 def governance_error(err: GovernanceError) -> HostError:

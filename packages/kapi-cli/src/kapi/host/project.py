@@ -406,6 +406,14 @@ def _recipe_at(path: Path, *, explicit: bool) -> Path:
     raise HostError(f"{path}: no {RECIPE_NAME} here or above", exit_code=EXIT_ERROR)
 
 
+def _recipe_data(recipe_path: Path, text: str) -> Any:
+    """The recipe's YAML: parsed with its lines, or its plain data from the governance cache."""
+    from kapi.host.governance_cache import cache_for
+
+    root = recipe_path.parent.resolve()
+    return cache_for(root / STATE_DIR, root).parsed(text, load_yaml)
+
+
 def load_project(recipe_path: Path) -> Project:
     """Parse and validate a recipe; errors name the file, line and key."""
     try:
@@ -413,7 +421,7 @@ def load_project(recipe_path: Path) -> Project:
     except (OSError, UnicodeDecodeError) as err:
         raise RecipeError(f"cannot read: {err}", path=recipe_path) from None
     try:
-        data = load_yaml(text)
+        data = _recipe_data(recipe_path, text)
     except YamlSyntaxError as err:
         raise RecipeError(str(err), path=recipe_path, line=err.line) from None
     if not isinstance(data, Mapping):
