@@ -205,3 +205,22 @@ def test_help_loads_no_format_and_no_change_service() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[0, 0, 0, 0]"
+
+
+def test_a_reader_that_goes_away_ends_kcat_as_it_ends_cat(tmp_path: Path) -> None:
+    big = {f"key{i}": f"Line number {i} of a long catalogue" for i in range(20000)}
+    (tmp_path / "big.json").write_text(json.dumps(big), encoding="utf-8")
+    env = {**os.environ, "KAPI_NO_PROJECT": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+    process = subprocess.Popen(
+        [str(BIN / "kcat"), "big.json"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    assert process.stdout.read(20) == b"Line number 0 of a l"
+    process.stdout.close()
+    error = process.stderr.read()
+    assert process.wait(timeout=60) == -13  # SIGPIPE, as cat and grep end
+    assert b"Traceback" not in error and error == b""

@@ -58,9 +58,17 @@ def stop(tool: str, error: BaseException, *, code: int | None = None) -> NoRetur
 
 
 def run(tool: str, command: click.Command, argv: list[str] | None = None) -> NoReturn:
-    """Run a toolbox command as its console script: usage errors exit 2, a closed pipe quietly."""
-    import os
+    """Run a toolbox command as its console script: usage errors exit 2, a closed pipe quietly.
 
+    SIGINT and SIGTERM end it with 130, as they end kapi; a closed pipe ends it as it
+    ends grep, by SIGPIPE.
+    """
+    import os
+    import signal
+
+    signal.signal(signal.SIGTERM, _interrupted)
+    if hasattr(signal, "SIGPIPE"):  # a reader that went away (| head) ends the tool, as it ends cat
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     code = 0
     try:
         command.main(args=argv, prog_name=tool, standalone_mode=False)
@@ -91,6 +99,10 @@ def run(tool: str, command: click.Command, argv: list[str] | None = None) -> NoR
     with contextlib.suppress(OSError, ValueError):
         sys.stderr.flush()
     os._exit(code & 0xFF)
+
+
+def _interrupted(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 def _silence_stdout() -> None:
