@@ -57,7 +57,7 @@ def provider_options(function: Any) -> Any:
 
 
 def _options(model: str, batch_size: int, timeout: float, retries: int, **pseudo: Any) -> Any:
-    from kapi.host.providers import ProviderOptions
+    from kapi.host.providers.port import ProviderOptions
 
     return ProviderOptions(
         model=model, batch_size=batch_size, timeout=timeout, retries=retries, **pseudo

@@ -304,7 +304,8 @@ def beside(relpath: str, source_lang: str, lang: str) -> str:
 def run_pseudo(request: PseudoRequest, workspace: Workspace) -> PseudoResult:
     """Pseudo-translate files into ``request.to`` through the change service."""
     from kapi.host.project import Collection, ContentItem, Project, target_path
-    from kapi.host.providers import ProviderOptions, make_provider
+    from kapi.host.providers.port import ProviderOptions
+    from kapi.host.providers.registry import make_provider
     from kapi.host.translate import Unit, check_language, classify, translate_units, write_units
     from kapi.host.workspace import Workspace as WorkspaceClass
 

@@ -522,7 +522,6 @@ def committed_pairs(workspace: Workspace) -> list[list[tuple[str, str]]]:
     """
     from kapi.core.edittext import render_edit_text
     from kapi.core.revision import revision
-    from kapi.host.translate import project_documents
 
     index = memory_index(workspace)
     try:
@@ -531,7 +530,9 @@ def committed_pairs(workspace: Workspace) -> list[list[tuple[str, str]]]:
         index.close()
     store = workspace.store
     pairs: list[list[tuple[str, str]]] = []
-    for staged in project_documents(workspace):
+    project = workspace.project
+    home = workspace.home()
+    for staged in (home.stage(doc) for doc in (project.source_files() if project else ())):
         document = staged.document
         source_locale = document.locale or workspace.source_language
         for block in document.blocks:

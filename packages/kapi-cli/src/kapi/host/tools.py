@@ -2,9 +2,7 @@
 
 A text tool runs on one string (``kapi exec TOOL --text T``); a file tool on
 files; a unit tool is a step of the translation pipeline (``kapi run``).
-``redact`` turns what must not leave the machine (e-mail addresses, URLs,
-numbers that look like cards, phones or keys) into codes a provider must keep,
-and ``unredact`` puts the originals back after.
+``redact`` and ``unredact`` are :mod:`kapi.host.redaction`'s.
 """
 
 from __future__ import annotations
@@ -15,13 +13,13 @@ from typing import TYPE_CHECKING, Any
 
 from attrs import frozen
 
-from kapi.core.model import Ph, Run, Runs, Text
+from kapi.core.model import Ph, Text
 from kapi.host.errors import EXIT_USAGE, HostError
 
 if TYPE_CHECKING:
     from kapi.host.workspace import Workspace
 
-__all__ = ["TOOLS", "Tool", "ToolResult", "exec_tool", "redact_runs", "tool_named", "unredact_runs"]
+__all__ = ["TOOLS", "Tool", "ToolResult", "exec_tool", "tool_named"]
 
 
 @frozen
@@ -108,45 +106,6 @@ def tool_named(name: str) -> Tool:
     raise HostError(
         f"unknown tool {name!r}; the tools are {', '.join(t.name for t in TOOLS)} (see `kapi tools`)",
         exit_code=EXIT_USAGE,
-    )
-
-
-# --- redaction ------------------------------------------------------------------------
-
-_SENSITIVE = re.compile(
-    r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
-    r"|(?:https?|ftp)://[^\s<>\"']+"
-    r"|\b(?:\d[ -]?){9,19}\d\b"
-    r"|\b(?:sk|pk|key|tok)[-_][A-Za-z0-9_-]{8,}\b"
-)
-REDACTED = "code:redacted"
-
-
-def redact_runs(runs: Runs) -> Runs:
-    """``runs`` with every sensitive span of its text a placeholder code holding the original."""
-    out: list[Run] = []
-    count = 0
-    for run in runs:
-        if not isinstance(run, Text) or run.no_translate:
-            out.append(run)
-            continue
-        position = 0
-        for match in _SENSITIVE.finditer(run.text):
-            if match.start() > position:
-                out.append(Text(run.text[position : match.start()]))
-            count += 1
-            out.append(Ph(id=f"r{count}", type=REDACTED, equiv=match.group(0)))
-            position = match.end()
-        if position < len(run.text):
-            out.append(Text(run.text[position:]))
-    return tuple(out)
-
-
-def unredact_runs(runs: Runs) -> Runs:
-    from kapi.core.edittext import merge_text
-
-    return merge_text(
-        Text(run.equiv) if isinstance(run, Ph) and run.type == REDACTED else run for run in runs
     )
 
 
@@ -244,6 +203,8 @@ def _on_text(
         fixed = "\n".join(re.sub(r"[ \t]+", " ", line).strip() for line in text.split("\n"))
         return {"text": fixed, "changed": fixed != text}
     if tool.name == "redact":
+        from kapi.host.redaction import redact_runs
+
         runs = redact_runs((Text(text),))
         return {"text": render_edit_text(runs), "redacted": sum(isinstance(r, Ph) for r in runs)}
     if tool.name == "xml-validation":
@@ -251,7 +212,7 @@ def _on_text(
     if tool.name == "term-check":
         return _term_check(text, workspace)
     if tool.name in ("pseudo-translate", "translate", "recycle"):
-        from kapi.host.providers import ProviderOptions
+        from kapi.host.providers.port import ProviderOptions
         from kapi.host.up import TranslateRequest, translate_text
 
         provider = {"pseudo-translate": "pseudo", "recycle": "memory"}.get(tool.name) or str(

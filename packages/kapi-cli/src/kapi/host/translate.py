@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from kapi.core.change.ports import Staged
     from kapi.core.model import Block
     from kapi.host.memory_store import MemoryIndex, Stamp
-    from kapi.host.providers import Provider
+    from kapi.host.providers.port import Provider
     from kapi.host.workspace import Workspace
 
 __all__ = [
@@ -296,8 +296,8 @@ def translate_units(
     refused (an outcome with the reason) and nothing of it is written.
     """
     from kapi.core.edittext import EditTextError, parse_edit_text, render_edit_text
-    from kapi.host.providers import ReplyRefused, Segment, TranslationBatch, reply_problems
     from kapi.host.providers.memory import MemoryProvider
+    from kapi.host.providers.port import ReplyRefused, Segment, TranslationBatch, reply_problems
 
     made: list[Made] = []
     refused: list[UnitOutcome] = []
@@ -310,7 +310,7 @@ def translate_units(
         for number, unit in enumerate(group):
             for key, span in segments_of(unit.source, f"u{number}"):
                 if redact:
-                    from kapi.host.tools import redact_runs
+                    from kapi.host.redaction import redact_runs
 
                     span = redact_runs(span)
                 pieces[key] = (unit, span)
@@ -354,7 +354,7 @@ def translate_units(
             try:
                 runs = parse_edit_text(text, span)
                 if redact:
-                    from kapi.host.tools import unredact_runs
+                    from kapi.host.redaction import unredact_runs
 
                     runs = unredact_runs(runs)
                 translated.setdefault(id(unit), {})[key] = runs

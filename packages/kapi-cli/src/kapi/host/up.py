@@ -22,7 +22,7 @@ from kapi.host.translate import Progress, UnitOutcome
 if TYPE_CHECKING:
     from kapi.core.change.ports import Staged
     from kapi.host.memory_store import MemoryIndex
-    from kapi.host.providers import ProviderOptions
+    from kapi.host.providers.port import ProviderOptions
     from kapi.host.workspace import Workspace
 
 __all__ = [
@@ -101,7 +101,7 @@ def _options(workspace: Workspace, options: ProviderOptions | None) -> ProviderO
 
     from attrs import evolve
 
-    from kapi.host.providers import ProviderOptions
+    from kapi.host.providers.port import ProviderOptions
 
     chosen = options or ProviderOptions()
     if not chosen.environ:
@@ -150,7 +150,7 @@ def terms_for(
 def run_up(request: UpRequest, workspace: Workspace, progress: Progress | None = None) -> UpResult:
     """Converge the project's translations (see the module's docstring)."""
     from kapi.host.memory import memory_index
-    from kapi.host.providers import make_provider
+    from kapi.host.providers.registry import make_provider
     from kapi.host.store import now
     from kapi.host.translate import (
         adopt_stamps,
@@ -398,7 +398,8 @@ def translate_text(request: TranslateRequest, workspace: Workspace) -> Translate
     """Translate one text (codes as ``<x id="…"/>`` tokens are kept); nothing is written."""
     from kapi.core.edittext import TOKEN
     from kapi.core.model import Ph, Text
-    from kapi.host.providers import Segment, TranslationBatch, check_reply, make_provider
+    from kapi.host.providers.port import Segment, TranslationBatch, check_reply
+    from kapi.host.providers.registry import make_provider
     from kapi.host.translate import check_language
 
     language = check_language(request.to)

@@ -6,9 +6,9 @@ import html
 import re
 
 from kapi.core.edittext import TOKEN
-from kapi.host.providers import ProviderOptions, ReplyRefused, TranslationBatch
 from kapi.host.providers.http import post_json
 from kapi.host.providers.llm import _key
+from kapi.host.providers.port import ProviderOptions, ReplyRefused, TranslationBatch
 
 __all__ = ["DeepLProvider", "from_xml", "to_xml"]
 

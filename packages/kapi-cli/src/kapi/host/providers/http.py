@@ -10,7 +10,7 @@ import urllib.request
 from collections.abc import Mapping
 from typing import Any
 
-from kapi.host.providers import ProviderError, ReplyRefused
+from kapi.host.providers.port import ProviderError, ReplyRefused
 
 __all__ = ["post_json", "scrub"]
 

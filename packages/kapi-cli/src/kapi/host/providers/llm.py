@@ -12,8 +12,8 @@ import json
 from typing import Any
 
 from kapi.host.errors import EXIT_USAGE, HostError
-from kapi.host.providers import ProviderOptions, ReplyRefused, TranslationBatch
 from kapi.host.providers.http import post_json
+from kapi.host.providers.port import ProviderOptions, ReplyRefused, TranslationBatch
 
 __all__ = ["SYSTEM_PROMPT", "AnthropicProvider", "OpenAIProvider", "parse_reply", "request_message"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from kapi.core.edittext import TOKEN
-from kapi.host.providers import TranslationBatch
+from kapi.host.providers.port import TranslationBatch
 
 __all__ = ["MemoryProvider", "adapt_codes"]
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kapi.host.providers import ProviderOptions, TranslationBatch
+from kapi.host.providers.port import ProviderOptions, TranslationBatch
 
 __all__ = ["PseudoProvider"]
 
