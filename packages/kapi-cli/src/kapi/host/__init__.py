@@ -2,7 +2,8 @@
 
 Each verb is one function in its own module that takes a request value and
 returns a result value (``run_inspect``, ``apply_change_set``, ``run_check``,
-``run_stats``, ``run_init``, the terms and voice functions); the workspace
+``run_stats``, ``run_init``, the terms and voice functions, the toolbox's
+``list_blocks``, ``run_grep``, ``run_sed`` and ``run_diff``); the workspace
 builds the adapters they need and closes what it opened. The names below are
 the public host API; each is imported from its module on first use, so
 importing :mod:`kapi.host` costs nothing.
@@ -60,6 +61,19 @@ _EXPORTS: dict[str, str] = {
     "validate_voice": "voices",
     "import_voice": "voices",
     "list_voices": "voices",
+    "ListRequest": "toolbox",
+    "list_blocks": "toolbox",
+    "GrepRequest": "toolbox",
+    "GrepResult": "toolbox",
+    "run_grep": "toolbox",
+    "grep": "toolbox",
+    "SedRequest": "toolbox_sed",
+    "SedOutcome": "toolbox_sed",
+    "compile_sed": "toolbox_sed",
+    "run_sed": "toolbox_sed",
+    "DiffRequest": "toolbox_diff",
+    "DiffResult": "toolbox_diff",
+    "run_diff": "toolbox_diff",
 }
 
 __all__ = sorted(_EXPORTS)

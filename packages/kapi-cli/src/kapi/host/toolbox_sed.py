@@ -38,6 +38,7 @@ __all__ = [
     "SedPlan",
     "SedRequest",
     "Substitution",
+    "change_set_json",
     "compile_sed",
     "parse_script",
     "run_sed",
