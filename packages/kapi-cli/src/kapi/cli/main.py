@@ -338,6 +338,20 @@ def _register() -> None:
     cli.add_command(store)
     cli.add_command(terms_group)
     cli.add_command(voice)
+    from kapi.cli import translate as translation
+
+    for command in (
+        translation.exec_command,
+        translation.flows,
+        translation.memory,
+        translation.pseudo_translate,
+        translation.run,
+        translation.status,
+        translation.tools,
+        translation.translate,
+        translation.up,
+    ):
+        cli.add_command(command)
 
 
 _register()
