@@ -274,3 +274,37 @@ def test_a_trailing_comment_takes_one_line():
     with pytest.raises(CommentRewriteRefused) as caught:
         rewritten("x = 1  # a note\n", "a.py", "L1", "first line\n\nsecond paragraph")
     assert caught.value.code == "invalid"
+
+
+def test_a_code_example_inside_line_comments_stays_one_comment_with_its_code_as_code():
+    source = (
+        "function f() {\n"
+        "  // Compare the two connections. For example:\n"
+        "  // ```\n"
+        "  // range(0, 10).pipe(\n"
+        "  //   take(5),\n"
+        "  // )\n"
+        "  // ```\n"
+        "  // In that case, dispose of it.\n"
+        "}\n"
+    )
+    found = read(source, "a.ts")
+    assert [comment.key for comment in found.comments] == ["L2"]
+    comment = found.comments[0]
+    assert comment.end_line == 8
+    code = "".join(comment.text[a:b] for a, b in comment.codes)
+    assert "range(0, 10).pipe(" in code and ")" in code
+    assert "In that case" not in code and "Compare" not in code
+
+
+def test_a_banner_is_its_title_and_its_rules_are_set_aside():
+    found = read("# -------\n# Pythons\n# -------\nx = 1\n#: Python 3.x?\ny = 2\n", "a.py")
+    assert [(c.key, c.text) for c in found.comments] == [("L2", "Pythons"), ("L5", "Python 3.x?")]
+    assert [(s.line, s.reason) for s in found.skipped] == [(1, "decoration"), (3, "decoration")]
+
+
+def test_a_rest_title_underline_is_not_a_code_fence():
+    found = read('"""\nrequests.compat\n~~~~~~~~~~~~~~~\n\nThis module holds shims.\n"""\n', "a.py")
+    comment = found.comments[0]
+    code = "".join(comment.text[a:b] for a, b in comment.codes)
+    assert "This module" not in code

@@ -41,7 +41,7 @@ LANGUAGES: tuple[Language, ...] = (
         "python",
         (".py", ".pyi"),
         "tree_sitter_python",
-        line_markers=("#",),
+        line_markers=("#:", "#"),
         block_markers=(),
         docstrings=True,
         formatter="ruff",

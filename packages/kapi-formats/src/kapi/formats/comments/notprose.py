@@ -93,8 +93,8 @@ def line_reason(content: str, marker: str) -> str:
         return ""  # a blank comment line: a paragraph break inside a run
     if _PRAGMA.match(text):
         return "pragma"
-    if _DECORATION.match(text):
-        return "decoration"
+    if _DECORATION.match(text) and not text.startswith(("```", "~~~")):
+        return "decoration"  # a code fence is not decoration: it belongs to the comment
     return ""
 
 
@@ -139,7 +139,9 @@ def code_spans(text: str) -> tuple[tuple[int, int], ...]:
         stripped = line.lstrip()
         indent = len(line) - len(stripped)
         end = offset + len(line)
-        if stripped.startswith(("```", "~~~")):
+        if stripped.startswith("```") or (
+            stripped.startswith("~~~") and (fenced or stripped.strip("~").strip())
+        ):  # a line of tildes alone is a reST title's underline, not a fence
             spans.append((offset, end))
             fenced = not fenced
         elif fenced or stripped.startswith((">>>", "... ", "$ ")) or stripped == "...":

@@ -174,7 +174,7 @@ class _Reader:
     def read(self, tree: Any) -> tuple[list[Comment], list[Skipped]]:
         nodes, first_code = self.nodes(tree)
         comments: list[Comment] = []
-        group: list[tuple[_Node, str, str]] = []  # (node, marker, content)
+        group: list[tuple[_Node, str, str]] = []  # (node, marker, content); decorations kept
 
         def flush() -> None:
             if group:
@@ -210,11 +210,12 @@ class _Reader:
                 continue
             content = text[len(marker) :]
             reason = notprose.line_reason(content, marker)
-            if reason:
+            if reason and reason != "decoration":
                 flush()
                 self.skipped.append(Skipped(line, reason, text))
                 continue
             trailing = bool(self.source.before_on_line(node.start).strip())
+            joins = False
             if group:
                 previous, previous_marker, _ = group[-1]
                 joins = (
@@ -226,6 +227,10 @@ class _Reader:
                 )
                 if not joins:
                     flush()
+            if reason and (not group or not joins):
+                # a rule of punctuation opens nothing: set aside unless a run it continues
+                self.skipped.append(Skipped(line, reason, text))
+                continue
             group.append((node, marker, content))
             if trailing:
                 flush()
@@ -236,6 +241,12 @@ class _Reader:
         return char - self.source.line_start(char)
 
     def line_group(self, group: list[tuple[_Node, str, str]], first_code: int) -> Comment | None:
+        while group and notprose.line_reason(group[-1][2], group[-1][1]) == "decoration":
+            node, _, _ = group.pop()  # a closing rule is decoration, not the comment's text
+            text = self.source.text[node.start : node.end]
+            self.skipped.append(Skipped(self.source.line_of(node.start), "decoration", text))
+        if not group:
+            return None
         first = group[0][0]
         marker = group[0][1]
         lines = [_Line(content, node.start + len(m)) for node, m, content in group]
