@@ -24,6 +24,7 @@ from kapi.host.documents import FileFailure
 from kapi.host.errors import HostError
 
 if TYPE_CHECKING:
+    from kapi.formats.home import FileHome
     from kapi.host.workspace import Workspace
 
 __all__ = [
@@ -200,7 +201,7 @@ def read_files(
 def _read_one(
     path: str,
     workspace: Workspace,
-    home: object,
+    home: FileHome,
     format_name: str | None,
     target: str | None,
     *,
@@ -210,7 +211,7 @@ def _read_one(
 
     for item in read_inputs(
         (path,),
-        home=home,  # type: ignore[arg-type]
+        home=home,
         locale=workspace.source_language,
         format_name=format_name,
     ):
@@ -222,16 +223,11 @@ def _read_one(
         # outside a project a file is its own document; in one, a translation's file is not
         named = item.staged.doc
         if path != "-" and workspace.project is not None:
-            named = _key_of(home, path)
+            named = home.key_for(Path(path))
         edition = target
         if edition is None and named != item.staged.doc:
             edition = _language_of(workspace, named)
         yield ToolboxFile(path=named, staged=item.staged, edition=edition)
-
-
-def _key_of(home: object, path: str) -> str:
-    key_for = getattr(home, "key_for")  # noqa: B009 - the home's own key, as a read reports it
-    return str(key_for(Path(path)))
 
 
 def _language_of(workspace: Workspace, key: str) -> str | None:
@@ -396,5 +392,8 @@ def grep(
     files: list[FileMatches] = []
     failures: list[FileFailure] = []
     for item in run_grep(request, workspace, stdin_is_terminal=stdin_is_terminal):
-        (failures if isinstance(item, FileFailure) else files).append(item)  # type: ignore[arg-type]
+        if isinstance(item, FileFailure):
+            failures.append(item)
+        else:
+            files.append(item)
     return GrepResult(files=tuple(files), failures=tuple(failures))

@@ -28,8 +28,10 @@ from kapi.host.workspace import Workspace
 
 if TYPE_CHECKING:
     from kapi.core.change.cells import Cell
-    from kapi.core.change.ports import Actor, Staged, Write
+    from kapi.core.change.ports import Actor, CommitOutcome, Staged, Write
     from kapi.core.change.service import ChangeService
+    from kapi.core.model import Document
+    from kapi.formats.home import FileHome
     from kapi.host.actor import ResolvedActor
     from kapi.host.apply import ApplyOutcome
 
@@ -483,7 +485,10 @@ def compile_sed(
         target=target,
         stdin_is_terminal=stdin_is_terminal,
     ):
-        (failures if isinstance(item, FileFailure) else files).append(item)  # type: ignore[arg-type]
+        if isinstance(item, FileFailure):
+            failures.append(item)
+        else:
+            files.append(item)
     if failures:
         raise _usage("; ".join(f.message for f in failures) + "; nothing was changed")
     if any(f.doc == "-" for f in files) and request.mode != "stdout":
@@ -698,29 +703,29 @@ def _write_backup(path: Path, data: bytes) -> None:
 class _HeldHome:
     """The workspace's home, except that a commit is held in memory: nothing is written."""
 
-    def __init__(self, inner: object, stdin: dict[str, Staged]) -> None:
+    def __init__(self, inner: FileHome, stdin: dict[str, Staged]) -> None:
         self.inner = inner
-        self.kind = getattr(inner, "kind", "file")
+        self.kind = inner.kind
         self.stdin = stdin
         self.held: dict[str, bytes] = {}
 
     def stage(self, doc: str) -> Staged:
         if doc in self.stdin:
             return self.stdin[doc]
-        return self.inner.stage(doc)  # type: ignore[attr-defined,no-any-return]
+        return self.inner.stage(doc)
 
-    def render(self, staged: Staged, document: object) -> Sequence[Write]:
+    def render(self, staged: Staged, document: Document) -> Sequence[Write]:
         from kapi.core.change.ports import Write
 
         if staged.doc in self.stdin:
-            data = self.inner.write_checked(staged, document, staged.doc)  # type: ignore[attr-defined]
+            data = self.inner.write_checked(staged, document, staged.doc)
             return (Write(staged=staged, data=data),)
-        return self.inner.render(staged, document)  # type: ignore[attr-defined,no-any-return]
+        return self.inner.render(staged, document)
 
     def diff(self, write: Write) -> str:
         return ""
 
-    def commit(self, writes: Sequence[Write]) -> object:
+    def commit(self, writes: Sequence[Write]) -> CommitOutcome:
         from kapi.core.change.ports import CommitOutcome, digest
 
         for write in writes:
@@ -746,7 +751,7 @@ class _HeldWorkspace(Workspace):
         from kapi.core.change.service import ChangeService
 
         return ChangeService(
-            self.home_held,  # type: ignore[arg-type]
+            self.home_held,
             commit_check=self.workspace.commit_check(),
             governance_files=self.workspace.project,
         )
