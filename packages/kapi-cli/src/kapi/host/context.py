@@ -462,11 +462,11 @@ def _terms(
 
 
 def merged_rules(
-    concepts: Iterable[Concept], voice: VoiceProfile | None, locale: str
+    concepts: Sequence[Concept], voice: VoiceProfile | None, locale: str
 ) -> list[ContextRule]:
     """The rules in force: the terms store, then the voice, keyed on the case-folded ``say``;
     each avoided word once. Rules that forbid a wording come first."""
-    from kapi.core.governance.terms import rules_from_concepts
+    from kapi.host.context_log import concept_rules
 
     merged: dict[str, dict[str, Any]] = {}
     seen: set[str] = set()
@@ -496,7 +496,7 @@ def merged_rules(
         if origin not in entry["from"]:
             entry["from"].append(origin)
 
-    for rule in rules_from_concepts(concepts, locale):
+    for rule in concept_rules(concepts, locale):
         if rule.rejects:
             add(rule, "terms")
     if voice is not None:

@@ -10,7 +10,7 @@ folds them with the terms store's rules in force.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from kapi.core.governance.voice import TermRule as CheckRule
     from kapi.host.store_port import StorePort
 
-__all__ = ["ContextLog", "check_rules", "store_rules"]
+__all__ = ["ContextLog", "check_rules", "concept_rules", "store_rules"]
 
 _KINDS = {str(k) for k in OpKind}
 
@@ -112,10 +112,23 @@ def _record_of(row: Mapping[str, Any]) -> Record | None:
         return None
 
 
-def store_rules(concepts: Iterable[Concept], locale: str) -> list[StoreRule]:
-    """The terms store's rules that reject a wording, as the fold compares them."""
+_LAST_RULES: list[tuple[object, str, list[Any]]] = []
+
+
+def concept_rules(concepts: Sequence[Concept], locale: str) -> list[CheckRule]:
+    """``rules_from_concepts``, computed once for the concepts a run loaded (the same tuple)."""
     from kapi.core.governance.terms import rules_from_concepts
 
+    for seen, seen_locale, rules in _LAST_RULES:
+        if seen is concepts and seen_locale == locale:
+            return rules
+    rules = rules_from_concepts(concepts, locale)
+    _LAST_RULES[:] = [(concepts, locale, rules)]  # the newest run's only: nothing accumulates
+    return rules
+
+
+def store_rules(concepts: Sequence[Concept], locale: str) -> list[StoreRule]:
+    """The terms store's rules that reject a wording, as the fold compares them."""
     return [
         StoreRule(
             key=rule.concept_id,
@@ -127,7 +140,7 @@ def store_rules(concepts: Iterable[Concept], locale: str) -> list[StoreRule]:
                 note=rule.note,
             ),
         )
-        for rule in rules_from_concepts(concepts, locale)
+        for rule in concept_rules(concepts, locale)
         if rule.rejects
     ]
 
