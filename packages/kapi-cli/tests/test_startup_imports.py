@@ -256,3 +256,17 @@ def test_an_unknown_verb_is_a_usage_error(tmp_path):
     done = _kapi("no-such-verb", cwd=tmp_path)
     assert done.returncode == 2
     assert "No such command" in done.stderr
+
+
+def test_a_plug_in_that_cannot_load_is_left_out_of_help_and_named_when_run(tmp_path, plugin_path):
+    broken = plugin_path / "kapi_broken-1.0.dist-info"
+    broken.mkdir()
+    (broken / "METADATA").write_text("Metadata-Version: 2.1\nName: kapi-broken\nVersion: 1.0\n")
+    (broken / "entry_points.txt").write_text("[kapi.cli]\nbroken = kapi_missing.cli:broken\n")
+    listed = _kapi("--help", cwd=tmp_path, PLUGINS=str(plugin_path))
+    assert listed.returncode == 0, listed.stderr[-2000:]
+    assert "hello" in listed.stdout and "broken" not in listed.stdout
+    ran = _kapi("broken", cwd=tmp_path, PLUGINS=str(plugin_path))
+    assert ran.returncode == 1
+    assert "Traceback" not in ran.stderr
+    assert "the command 'broken' (kapi_missing.cli:broken) could not be loaded" in ran.stderr

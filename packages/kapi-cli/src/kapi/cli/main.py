@@ -36,6 +36,7 @@ class KapiGroup(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
         from kapi.host.plugins import plugin_commands
 
+        ctx.meta["kapi.listing"] = True  # a plug-in that fails to load is left out of a list
         names = set(super().list_commands(ctx))
         names.update(plugin_commands())
         return sorted(names)
@@ -49,7 +50,14 @@ class KapiGroup(click.Group):
         entry = plugin_commands().get(name)
         if entry is None:
             return None
-        loaded = entry.load()
+        try:
+            loaded = entry.load()
+        except Exception as err:  # a plug-in's bug or a half-installed distribution
+            if ctx.meta.get("kapi.listing"):
+                return None
+            raise click.ClickException(
+                f"the command {name!r} ({entry.value}) could not be loaded: {err}"
+            ) from None
         return loaded if isinstance(loaded, click.Command) else None
 
 
