@@ -29,8 +29,8 @@ from kapi.host.context_ops import (
     ContextResetRequest,
     ContextReviewRequest,
     ContextSessionRequest,
-    context_log,
     note_context,
+    read_context_log,
     reset_context,
     review_context,
     session_summary,
@@ -220,7 +220,7 @@ def test_rivals_are_contested_until_a_person_chooses_one(project):
     done = review(project, choose=(first,))
     assert sorted(d.kind for d in done.decisions) == ["drop", "keep"]
     with workspace(project) as ws:
-        log = context_log(ContextLogRequest(), ws)
+        log = read_context_log(ContextLogRequest(), ws)
     statuses = {line.operation: line.status for line in log.operations}
     assert statuses[first] == "established" and statuses[second.operation] == "dropped"
 
@@ -252,12 +252,12 @@ def test_the_log_filters_by_session_status_and_actor(project):
     quickcast(project, ONE)
     note(project, TWO, from_="log in", to="sign in", suggest=True, path="docs/guide.md")
     with workspace(project) as ws:
-        mine = context_log(ContextLogRequest(actor=TWO, session="this"), ws)
-        suggested = context_log(ContextLogRequest(status="suggested"), ws)
+        mine = read_context_log(ContextLogRequest(actor=TWO, session="this"), ws)
+        suggested = read_context_log(ContextLogRequest(status="suggested"), ws)
         with pytest.raises(ContextError, match="not an agent's session"):
-            context_log(ContextLogRequest(actor=PERSON, session="this"), ws)
+            read_context_log(ContextLogRequest(actor=PERSON, session="this"), ws)
         with pytest.raises(ContextError, match="--status 'kept'"):
-            context_log(ContextLogRequest(status="kept"), ws)
+            read_context_log(ContextLogRequest(status="kept"), ws)
     assert [line.kind for line in mine.operations] == ["correct"]
     assert len(suggested.operations) == 2
 

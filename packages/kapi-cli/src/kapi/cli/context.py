@@ -230,14 +230,14 @@ def log(session: str, status: str | None, actor_name: str, as_json: bool) -> Non
     from kapi.host.context_ops import (
         ContextLogRequest,
         ContextSessionRequest,
-        context_log,
+        read_context_log,
         session_summary,
     )
 
     actor = _actor()
     workspace = workspace_of()
     try:
-        result = context_log(
+        result = read_context_log(
             ContextLogRequest(
                 actor=actor, session=session, status=status or "", actor_name=actor_name
             ),

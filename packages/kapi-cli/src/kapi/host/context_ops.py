@@ -51,9 +51,9 @@ __all__ = [
     "ContextReviewResult",
     "ContextSessionRequest",
     "ContextSessionSummary",
-    "context_log",
     "describe",
     "note_context",
+    "read_context_log",
     "reset_context",
     "review_context",
     "session_summary",
@@ -385,7 +385,7 @@ class ContextLogResult:
         return data
 
 
-def context_log(request: ContextLogRequest, workspace: Workspace) -> ContextLogResult:
+def read_context_log(request: ContextLogRequest, workspace: Workspace) -> ContextLogResult:
     """The ops of the log, oldest first, filtered; each with its folded status and standing."""
     context = ProjectContext(workspace)
     if request.status and request.status not in {str(s) for s in Status}:
