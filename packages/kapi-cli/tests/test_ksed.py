@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
 
 from kapi.host.errors import HostError
 from kapi.host.toolbox_sed import parse_script
@@ -411,3 +413,80 @@ def test_help_names_the_modes(folder: Path) -> None:
     assert done.returncode == 0
     for flag in ("-e, --expression", "--in-place", "--print-ops", "--dry-run", "--target"):
         assert flag in done.stdout, flag
+
+
+# --- a substitution lands as re.sub would make it --------------------------------------------
+
+_TEXT = st.text(alphabet="ab c", min_size=1, max_size=12)
+_PATTERN = st.sampled_from(["a", "b", "ab", "a+", "b*", "(a)(b)?", " c", "c$", "^a", "x?"])
+_REPLACEMENT = st.sampled_from(["", "X", "&&", r"\1", "Y\\1Z", "a", " "])
+
+
+def _landed(tmp_path: Path, name: str, data: str, script: str):
+    from kapi.formats.reading import read_document
+    from kapi.host.actor import actor_from_env
+    from kapi.host.toolbox import display_text
+    from kapi.host.toolbox_sed import SedRequest, run_sed
+    from kapi.host.workspace import open_workspace
+
+    (tmp_path / name).write_text(data, encoding="utf-8")
+    with open_workspace(cwd=tmp_path, environ={"KAPI_NO_PROJECT": "1"}) as workspace:
+        outcome = run_sed(
+            SedRequest(scripts=(script,), paths=(name,)),
+            workspace,
+            actor=actor_from_env({"KAPI_ACTOR": "person"}),
+        )
+    if outcome.exit_code != 0:
+        return outcome, None
+    _, document, _ = read_document(outcome.outputs[0][1], display=name, locale="en")
+    return outcome, [display_text(b.source) for b in document.blocks]
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(values=st.lists(_TEXT, min_size=1, max_size=3), pattern=_PATTERN, replacement=_REPLACEMENT)
+def test_plain_text_lands_as_re_sub_makes_it(
+    tmp_path: Path, values: list[str], pattern: str, replacement: str
+) -> None:
+    import re
+
+    if "\\1" in replacement and "(" not in pattern:
+        replacement = replacement.replace("\\1", "&")
+    script = f"s/{pattern}/{replacement}/g"
+    catalogue = json.dumps({f"k{i}": v for i, v in enumerate(values)})
+    outcome, texts = _landed(tmp_path, "ui.json", catalogue, script)
+    python = replacement.replace("&", r"\g<0>")
+    expected = [re.sub(pattern, python, v) for v in values]
+    assert texts is not None, outcome.applied.result if outcome.applied else outcome
+    assert texts == expected
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    words=st.lists(st.sampled_from(["ab", "ba", "cab", "b"]), min_size=2, max_size=5),
+    bold=st.integers(min_value=0, max_value=4),
+    pattern=st.sampled_from(["a", "ab", "b a", "ba c", "c"]),
+    replacement=st.sampled_from(["X", "&&", "xy"]),
+)
+def test_around_markup_a_substitution_lands_as_re_sub_or_is_refused(
+    tmp_path: Path, words: list[str], bold: int, pattern: str, replacement: str
+) -> None:
+    import re
+
+    index = bold % len(words)
+    marked = [f"**{w}**" if i == index else w for i, w in enumerate(words)]
+    shown = " ".join(words)
+    outcome, texts = _landed(
+        tmp_path, "page.md", " ".join(marked) + "\n", f"s/{pattern}/{replacement}/g"
+    )
+    if texts is None:  # a match crossed the edge of the bold text: refused, nothing written
+        assert outcome.exit_code == 3
+        hints = " ".join(outcome.plan.hints.values())
+        assert "the edge of marked text" in hints, outcome.applied
+        event("refused")
+        return
+    event("landed")
+    assert texts == [re.sub(pattern, replacement.replace("&", r"\g<0>"), shown)]

@@ -370,6 +370,8 @@ def _edits(cells: Sequence[Cell], items: list[_Item]) -> list[tuple[int, int, st
 
 def _taken(cells: Sequence[Cell], items: list[_Item]) -> str:
     """What a match took with it, in words: the codes of ``cells`` that ``items`` no longer hold."""
+    from collections import Counter
+
     from kapi.core.model import PcClose, PcOpen, Ph
 
     kept = {item.origin for item in items if item.run is not None}
@@ -390,6 +392,9 @@ def _taken(cells: Sequence[Cell], items: list[_Item]) -> str:
             "the match crosses the edge of marked text (bold, a link); "
             "match all of the marked text, or stop at its edge"
         )
+    copies = Counter(item.origin for item in items if isinstance(item.run, PcOpen | PcClose))
+    if any(count > 1 for count in copies.values()):
+        said.append("the replacement repeats the edge of marked text (bold, a link)")
     return "; ".join(said)
 
 
