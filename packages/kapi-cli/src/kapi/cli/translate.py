@@ -522,6 +522,6 @@ def exec_command(
     try:
         result = exec_tool(tool, workspace_of(), text=text, files=files, options=parsed, to=to)
     except KapiError as err:
-        fail(err, as_json=True)
+        fail(err)
     emit_json(encode(result))
     sys.exit(result.exit_code)

@@ -1,0 +1,183 @@
+"""`kapi tools`, `kapi flows`, `kapi run`, `kapi exec` and `kapi pseudo-translate` on the example shop."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+KAPI = str(Path(sys.executable).with_name("kapi"))
+SHOP = Path(__file__).resolve().parents[3] / "examples" / "shop"
+TOOL_NAMES = {
+    "pseudo-translate",
+    "recycle",
+    "translate",
+    "qa",
+    "redact",
+    "unredact",
+    "term-check",
+    "word-count",
+    "whitespace-correct",
+    "encoding-detect",
+    "xml-validation",
+}
+
+
+def run(root, *args, env=None):
+    environ = {
+        k: v for k, v in os.environ.items() if not k.startswith(("KAPI_", "CLAUDE", "CODEX"))
+    }
+    environ.update(env or {})
+    return subprocess.run(
+        [KAPI, *args], cwd=root, capture_output=True, text=True, env=environ, timeout=120
+    )
+
+
+@pytest.fixture
+def shop(tmp_path):
+    root = tmp_path / "shop"
+    shutil.copytree(SHOP, root)
+    return root
+
+
+def test_tools_are_listed_with_option_schemas(shop):
+    done = run(shop, "tools", "--json")
+    assert done.returncode == 0, done.stderr
+    tools = {t["name"]: t for t in json.loads(done.stdout)}
+    assert set(tools) == TOOL_NAMES
+    for tool in tools.values():
+        assert tool["description"]
+        assert tool["options"]["type"] == "object"
+    assert tools["pseudo-translate"]["options"]["properties"]["style"]["enum"][0] == "accents"
+    assert "word-count" in run(shop, "tools").stdout
+
+
+def test_flows_built_in_and_from_the_recipe(shop):
+    recipe = shop / "kapi.yaml"
+    recipe.write_text(
+        recipe.read_text() + "\nflows:\n  ui-check:\n    description: pseudo then QA\n"
+        "    steps:\n      - tool: pseudo-translate\n        options: {style: xxx}\n      - tool: qa\n"
+    )
+    done = run(shop, "flows", "--json")
+    assert done.returncode == 0, done.stderr
+    flows = {f["name"]: f for f in json.loads(done.stdout)}
+    assert {
+        "translate",
+        "translate-qa",
+        "pseudo-translate",
+        "qa",
+        "recycle",
+        "secure-translate",
+    } <= set(flows)
+    assert [s["tool"] for s in flows["translate"]["steps"]] == ["recycle", "translate", "qa"]
+    assert [s["tool"] for s in flows["secure-translate"]["steps"]] == [
+        "redact",
+        "translate",
+        "unredact",
+    ]
+    assert flows["ui-check"]["source"] == "kapi.yaml"
+
+
+def test_a_flow_naming_an_unknown_tool_is_refused(shop):
+    recipe = shop / "kapi.yaml"
+    recipe.write_text(
+        recipe.read_text()
+        + "\nflows:\n  broken:\n    - tool: pseudo-translate\n    - tool: teleport\n"
+    )
+    for args in (("flows",), ("run", "broken", "--to", "fr")):
+        done = run(shop, *args)
+        assert done.returncode == 2
+        assert "teleport" in done.stderr and "step 2" in done.stderr
+        assert "Traceback" not in done.stderr
+
+
+def test_an_unknown_flow_is_refused(shop):
+    unknown = run(shop, "run", "no-such-flow")
+    assert unknown.returncode == 2 and "unknown flow" in unknown.stderr
+
+
+def test_run_pseudo_translate_and_qa_flows(shop):
+    done = run(shop, "run", "pseudo-translate", "locales/en.json", "--to", "fr", "--json")
+    assert done.returncode in (0, 3), done.stderr
+    result = json.loads(done.stdout)
+    assert result["steps"] == ["pseudo-translate", "qa"] and result["written"] == 1
+    assert json.loads((shop / "locales/fr.json").read_text())["checkout"]["help"].startswith("[")
+    qa = run(shop, "run", "qa", "--to", "fr", "--json")
+    assert qa.returncode in (0, 3), qa.stderr
+    assert json.loads(qa.stdout)["written"] == 0
+
+
+def test_secure_translate_keeps_sensitive_text_on_the_machine(shop):
+    en = shop / "locales/en.json"
+    en.write_text(
+        en.read_text().replace(
+            "Simply contact support if anything goes wrong.",
+            "Write to help@northwind.example if anything goes wrong.",
+        )
+    )
+    done = run(shop, "run", "secure-translate", "--to", "fr", "--provider", "pseudo", "--json")
+    assert done.returncode in (0, 3), done.stderr
+    help_fr = json.loads((shop / "locales/fr.json").read_text())["checkout"]["help"]
+    assert "help@northwind.example" in help_fr  # restored as it was, not pseudo-translated
+
+
+def test_exec_runs_one_tool(shop):
+    done = run(shop, "exec", "word-count", "--text", "Pay your order now")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["results"][0]["words"] == 4
+    pseudo = run(
+        shop, "exec", "pseudo-translate", "--text", 'Pay <x id="1/"/> now', "--option", "style=xxx"
+    )
+    assert json.loads(pseudo.stdout)["results"][0]["text"].startswith("xxx")
+    assert '<x id="1/"/>' in json.loads(pseudo.stdout)["results"][0]["text"]
+    redacted = run(shop, "exec", "redact", "--text", "Mail ops@example.com now")
+    assert "ops@example.com" not in json.loads(redacted.stdout)["results"][0]["text"]
+    (shop / "bad.xml").write_text("<a><b></a>")
+    xml = run(shop, "exec", "xml-validation", "bad.xml")
+    assert xml.returncode == 3 and json.loads(xml.stdout)["results"][0]["valid"] is False
+    encoding = run(shop, "exec", "encoding-detect", "locales/fr.json")
+    assert json.loads(encoding.stdout)["results"][0]["encoding"] in ("utf-8", "ascii")
+    terms = run(shop, "exec", "term-check", "--text", "Simply contact support")
+    assert terms.returncode in (0, 3)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("exec", "teleport", "--text", "x"), "unknown tool"),
+        (("exec", "word-count", "--text", "x", "--option", "colour=red"), "no option"),
+        (("exec", "pseudo-translate", "--text", "x", "--option", "style=wild"), "use one of"),
+        (("exec", "word-count", "--text", "x", "--option", "novalue"), "key=value"),
+        (("exec", "word-count", "../../etc/passwd"), "outside the project"),
+    ],
+)
+def test_exec_refuses_bad_input_clearly(shop, args, message):
+    done = run(shop, *args)
+    assert done.returncode == 2
+    assert message in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_pseudo_translate_beside_the_source_ad_hoc(tmp_path):
+    locales = tmp_path / "locales"
+    locales.mkdir()
+    shutil.copy(SHOP / "locales/en.json", locales / "en.json")
+    done = run(tmp_path, "pseudo-translate", "locales/en.json", env={"KAPI_NO_PROJECT": "1"})
+    assert done.returncode == 0, done.stderr
+    pseudo = json.loads((locales / "qps.json").read_text())
+    assert pseudo["checkout"]["pay"].count("{{amount}}") == 1
+    assert pseudo["nav"]["home"].startswith("[") and pseudo["nav"]["home"] != "[Home]"
+    assert json.loads((locales / "en.json").read_text())["nav"]["home"] == "Home"
+    assert not (tmp_path / ".kapi").exists()  # ad hoc: no project store is made
+
+
+def test_pseudo_translate_in_a_project_writes_each_targets_file(shop):
+    done = run(shop, "pseudo-translate", "--to", "qps", "--expansion", "0", "--style", "bracket")
+    assert done.returncode == 0, done.stderr
+    pseudo = json.loads((shop / "locales/qps.json").read_text())
+    assert pseudo["nav"]["home"] == "[[Home]]" or pseudo["nav"]["home"].startswith("[")
+    bad = run(shop, "pseudo-translate", "--style", "wild")
+    assert bad.returncode == 2 and "style" in bad.stderr

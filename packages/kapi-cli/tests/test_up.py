@@ -1,0 +1,292 @@
+"""`kapi up`, `kapi status` and `kapi translate` on a copy of the example shop: end to end with the
+pseudo provider and a local OpenAI-compatible server; a person's edit survives; a stale target is
+reported; plan and dry run write nothing; an interrupted run resumes without redoing its work."""
+
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+KAPI = str(Path(sys.executable).with_name("kapi"))
+SHOP = Path(__file__).resolve().parents[3] / "examples" / "shop"
+KEY = "sk-up-test-KEY-9f8e7d6c5b4a"
+
+
+class FakeOpenAI:
+    """A chat-completions server: prefixes each segment with its target language, keeps codes.
+
+    ``fail_for`` names a target language it answers 500 for.
+    """
+
+    def __init__(self, fail_for=""):
+        self.fail_for = fail_for
+        self.segments = []
+        api = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                message = json.loads(body["messages"][-1]["content"])
+                if message["target_lang"] == api.fail_for:
+                    data = b'{"error": {"message": "overloaded"}}'
+                    self.send_response(503)
+                else:
+                    api.segments.extend(
+                        (message["target_lang"], s["text"]) for s in message["segments"]
+                    )
+                    segments = [
+                        {"id": s["id"], "text": f"{message['target_lang'].upper()}: {s['text']}"}
+                        for s in message["segments"]
+                    ]
+                    reply = {
+                        "id": "chatcmpl-x",
+                        "object": "chat.completion",
+                        "choices": [
+                            {
+                                "index": 0,
+                                "message": {
+                                    "role": "assistant",
+                                    "content": json.dumps({"segments": segments}),
+                                },
+                                "finish_reason": "stop",
+                            }
+                        ],
+                    }
+                    data = json.dumps(reply).encode()
+                    self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.env = {
+            "OPENAI_BASE_URL": f"http://127.0.0.1:{self.server.server_port}/v1",
+            "OPENAI_API_KEY": KEY,
+        }
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def run(root, *args, env=None):
+    environ = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("KAPI_", "CLAUDE", "CODEX", "OPENAI", "ANTHROPIC", "DEEPL"))
+    }
+    environ.update(env or {})
+    return subprocess.run(
+        [KAPI, *args], cwd=root, capture_output=True, text=True, env=environ, timeout=120
+    )
+
+
+@pytest.fixture
+def shop(tmp_path):
+    root = tmp_path / "shop"
+    shutil.copytree(SHOP, root)
+    return root
+
+
+def catalogue(root, language):
+    return json.loads((root / "locales" / f"{language}.json").read_text(encoding="utf-8"))
+
+
+def status(root):
+    done = run(root, "status", "--json")
+    assert done.returncode == 0, done.stderr
+    return {row["language"]: row for row in json.loads(done.stdout)["languages"]}
+
+
+def test_the_shop_is_translated_end_to_end_with_the_pseudo_provider(shop):
+    (shop / "locales/de.json").unlink()  # a new language: its file starts from the source
+    done = run(shop, "up", "--provider", "pseudo", "--json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["refused"] == 0 and result["written"] == 7
+    german = catalogue(shop, "de")
+    assert german["checkout"]["pay"].count("{{amount}}") == 1
+    assert german["checkout"]["items_one"].count("{{count}}") == 1
+    assert all(value != "Home" for value in german["nav"].values())
+    french = catalogue(shop, "fr")
+    assert french["nav"]["home"] == "Accueil"  # a person's translation is left as it is
+    assert french["checkout"]["help"].startswith("[")
+    events = [json.loads(line) for line in done.stderr.splitlines() if line.startswith("{")]
+    assert (
+        events and events[-1]["event"] == "progress" and events[-1]["done"] == events[-1]["total"]
+    )
+    # The writes were the tool's, each target stamped with its source revision.
+    db = sqlite3.connect(shop / ".kapi/project.db")
+    actors = {row[0] for row in db.execute("SELECT actor_kind FROM change_records")}
+    assert actors == {"tool"}
+    bases = {
+        row[0] for row in db.execute("SELECT basis FROM translation_stamps WHERE kind = 'tool'")
+    }
+    assert bases and all(basis.startswith("r:") for basis in bases)
+    db.close()
+    after = status(shop)
+    assert after["de"]["missing"] == 0 and after["de"]["draft"] == 7 - 1
+    again = run(shop, "up", "--provider", "pseudo", "--json")
+    assert json.loads(again.stdout)["written"] == 0  # nothing left to do
+
+
+def test_the_shipped_shop_names_the_one_target_its_format_cannot_hold(shop):
+    done = run(shop, "up", "--provider", "pseudo", "--json")
+    assert done.returncode == 3
+    result = json.loads(done.stdout)
+    refused = [u for u in result["units"] if u["outcome"] == "refused"]
+    assert [(u["block"], u["language"]) for u in refused] == [("checkout.items", "de")]
+    assert "plain JSON value" in refused[0]["reason"]
+    assert catalogue(shop, "de")["checkout"]["pay"].startswith("[")  # the rest landed
+    assert "Traceback" not in done.stderr
+
+
+def test_the_shop_is_translated_with_an_openai_compatible_server(shop):
+    (shop / "locales/de.json").unlink()
+    api = FakeOpenAI()
+    try:
+        done = run(shop, "up", "--provider", "openai", "--json", env=api.env)
+    finally:
+        api.close()
+    assert done.returncode == 0, done.stderr
+    assert catalogue(shop, "de")["checkout"]["pay"] == "DE: Pay {{amount}} now"
+    assert catalogue(shop, "fr")["checkout"]["help"].startswith("FR: Simply contact")
+    assert ("de", 'Pay <x id="1/"/> now') in api.segments
+    assert KEY not in done.stdout + done.stderr
+
+
+def test_a_persons_edit_survives_and_a_stale_target_is_reported(shop):
+    (shop / "locales/de.json").unlink()
+    assert run(shop, "up", "--provider", "pseudo").returncode == 0
+    # A person rewrites the French draft by hand.
+    fr = shop / "locales/fr.json"
+    text = fr.read_text(encoding="utf-8")
+    drafted = catalogue(shop, "fr")["checkout"]["help"]
+    fr.write_text(text.replace(drafted, "Contactez le support en cas de souci."), encoding="utf-8")
+    second = run(shop, "up", "--provider", "pseudo", "--json")
+    assert second.returncode == 0, second.stderr
+    assert json.loads(second.stdout)["written"] == 0
+    assert catalogue(shop, "fr")["checkout"]["help"] == "Contactez le support en cas de souci."
+
+    # The source moves: the person's French is reported, the German draft is made again.
+    en = shop / "locales/en.json"
+    en.write_text(
+        en.read_text().replace("Simply contact support", "Contact support"), encoding="utf-8"
+    )
+    old_german = catalogue(shop, "de")["checkout"]["help"]
+    plan = run(shop, "up", "--plan", "--json")
+    planned = {p["language"]: p for p in json.loads(plan.stdout)["languages"]}
+    assert planned["fr"]["review"] == 1 and planned["de"]["stale"] == 1
+    assert status(shop)["fr"]["stale"] == 1
+    third = run(shop, "up", "--provider", "pseudo", "--json")
+    result = json.loads(third.stdout)
+    assert [(u["block"], u["language"]) for u in result["review"]] == [("checkout.help", "fr")]
+    assert catalogue(shop, "fr")["checkout"]["help"] == "Contactez le support en cas de souci."
+    new_german = catalogue(shop, "de")["checkout"]["help"]
+    assert new_german != old_german and "Çöñţåçţ" in new_german
+    assert "review" in run(shop, "up", "--provider", "pseudo").stderr
+
+
+def test_a_source_edited_through_kapi_apply_makes_its_targets_stale(shop):
+    run(shop, "up", "--provider", "pseudo")
+    read = json.loads(run(shop, "inspect", "locales/en.json").stdout)
+    title = next(r for r in read if r["ref"]["block"] == "checkout.title")
+    change = {
+        "ops": [
+            {
+                "op": "set_content",
+                "at": {"doc": "locales/en.json", "block": "checkout.title"},
+                "if_match": title["rev"],
+                "text": "Check out",
+            }
+        ]
+    }
+    done = subprocess.run(
+        [KAPI, "apply", "-"],
+        cwd=shop,
+        input=json.dumps(change),
+        capture_output=True,
+        text=True,
+        env={**os.environ, "KAPI_ACTOR": "person"},
+    )
+    assert done.returncode == 0, done.stderr
+    assert status(shop)["fr"]["stale"] == 1  # Paiement was a person's: it waits for review
+
+
+def test_plan_and_dry_run_write_nothing(shop):
+    before = {p: p.read_bytes() for p in (shop / "locales").iterdir()}
+    plan = run(shop, "up", "--plan", "--json")
+    assert plan.returncode == 0, plan.stderr
+    planned = {p["language"]: p for p in json.loads(plan.stdout)["languages"]}
+    assert planned["de"]["missing"] == 3 and planned["fr"]["missing"] == 1
+    dry = run(shop, "up", "--provider", "pseudo", "--dry-run", "--json")
+    assert dry.returncode in (0, 3), dry.stderr
+    assert json.loads(dry.stdout)["dry_run"] is True
+    assert {p: p.read_bytes() for p in (shop / "locales").iterdir()} == before
+
+
+def test_an_interrupted_up_resumes_without_redoing_finished_work(shop):
+    (shop / "locales/de.json").unlink()
+    failing = FakeOpenAI(fail_for="fr")
+    try:
+        first = run(shop, "up", "--provider", "openai", "--retries", "0", env=failing.env)
+    finally:
+        failing.close()
+    assert first.returncode == 5
+    assert "503" in first.stderr and KEY not in first.stderr
+    assert catalogue(shop, "de")["checkout"]["pay"] == "DE: Pay {{amount}} now"  # kept
+    working = FakeOpenAI()
+    try:
+        second = run(shop, "up", "--provider", "openai", "--json", env=working.env)
+    finally:
+        working.close()
+    assert second.returncode == 0, second.stderr
+    assert {language for language, _ in working.segments} == {"fr"}  # German was not sent again
+    assert catalogue(shop, "fr")["checkout"]["help"].startswith("FR: ")
+
+
+def test_translate_one_file_and_bad_languages(shop):
+    done = run(shop, "translate", "locales/en.json", "--to", "fr", "--provider", "pseudo", "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["target_file"] == "locales/fr.json"
+    bad = run(shop, "translate", "locales/en.json", "--to", "not_a tag!", "--provider", "pseudo")
+    assert bad.returncode == 2 and "--to" in bad.stderr
+    undeclared = run(shop, "translate", "locales/en.json", "--to", "ja", "--provider", "pseudo")
+    assert undeclared.returncode == 2 and "target_languages" in undeclared.stderr
+    unknown = run(shop, "up", "--provider", "babelfish")
+    assert unknown.returncode == 2 and "unknown provider" in unknown.stderr
+    assert "Traceback" not in bad.stderr + undeclared.stderr + unknown.stderr
+
+
+def test_status_shape_and_exit_code(shop, tmp_path):
+    rows = status(shop)
+    assert set(rows) == {"fr", "de"}
+    assert rows["de"] == {
+        "language": "de",
+        "total": 6,
+        "translated": 3,
+        "missing": 3,
+        "stale": 0,
+        "draft": 0,
+        "established": 0,
+        "collection": "",
+    }
+    collections = json.loads(run(shop, "status", "--json").stdout)["collections"]
+    assert {(c["language"], c["collection"]) for c in collections} == {("de", "ui"), ("fr", "ui")}
+    outside = run(tmp_path, "status", env={"KAPI_NO_PROJECT": "1"})
+    assert outside.returncode == 0 and "kapi init" in outside.stderr
+    (shop / "kapi.yaml").write_text("version: v9\n")
+    broken = run(shop, "status")
+    assert broken.returncode == 0
