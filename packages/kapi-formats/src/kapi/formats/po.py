@@ -143,13 +143,30 @@ class PoEntry:
 
 @frozen
 class PoSkeleton:
-    """The decoded file, its spans, and one record per block entry."""
+    """The decoded file, its spans, and one record per block entry.
+
+    How the file was wrapped is worked out the first time a write needs it, not on
+    every read: most reads never write.
+    """
 
     text: TextSkeleton
     entries: tuple[PoEntry, ...]
-    wrap: bool
+    long_single: bool  # a long value on one line: the file may not wrap at all
     target_locale: str
-    width: int = WRAP_WIDTH  # the page width the file was wrapped at
+    layout: dict[str, int] = field(factory=dict, eq=False, repr=False)  # the width, once found
+
+    @property
+    def width(self) -> int:
+        """The page width the file was wrapped at (msgcat's ``--width``)."""
+        width = self.layout.get("width")
+        if width is None:
+            fields = [f for entry in self.entries for f in _fields(entry)]
+            width = self.layout["width"] = _page_width(self.text.text, fields)
+        return width
+
+    @property
+    def wrap(self) -> bool:
+        return not self.long_single or self.width != WRAP_WIDTH
 
 
 @define
@@ -776,13 +793,11 @@ class PoFormat:
                 )
             )
 
-        width = _page_width(text, [f for e in entries for f in _fields(e)])
         skeleton = PoSkeleton(
             text=TextSkeleton(text=text, encoding=encoding, bom=bom, spans=tuple(spans)),
             entries=tuple(entries),
-            wrap=not reader.long_single or width != WRAP_WIDTH,
+            long_single=reader.long_single,
             target_locale=target_locale,
-            width=width,
         )
         return Document(
             format=FORMAT,
