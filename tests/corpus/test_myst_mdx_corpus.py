@@ -5,7 +5,9 @@ pages under ``docs/``) and @typescript-eslint/eslint-plugin 8.18.0 from npm (MIT
 133 rule pages, ``docs/rules/*.mdx``, written for the typescript-eslint.io Docusaurus site).
 
 Every file round-trips byte for byte, survives the corpus tier's pseudo-translation and
-one-word edit, and gives its own bytes back when every block is edited and then set back.
+one-word edit, and gives its own bytes back when every block is edited and then set back;
+in a project, ``kapi apply`` of a one-word edit (inside a directive, admonition or JSX
+element where the page has one) changes one place, and the edit set back gives the file.
 ``kapi check`` in a project holding them, with forbidden terms that occur in their code,
 JSX, front matter and URLs, reports no finding inside those (judged by
 ``tests/corpus/regions.py``, which reads the files by rules of its own).
@@ -16,12 +18,15 @@ One MDX page is refused, as MDX refuses it: prefer-nullish-coalescing.mdx opens 
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -50,6 +55,9 @@ TS_ESLINT = Source(
     filename="typescript-eslint-eslint-plugin-8.18.0.tgz",
 )
 REFUSED = {"prefer-nullish-coalescing.mdx": 203}
+WORD = re.compile(r"\b[^\W\d_]{2,}\b")
+TOKEN = re.compile(r'<x id="[^"]*"/>')
+NEW = "Kapisource"
 
 # Words that occur in the corpus's code, JSX, front matter and URLs (and in its prose).
 MYST_TERMS = ("theme", "html", "sphinx", "python", "conf", "true", "github", "logo", "https")
@@ -217,3 +225,70 @@ def test_the_regions_see_code_where_the_words_are() -> None:
                     hits += inside(regions, start, start + len(word))
                     start = lower.find(word, start + 1)
         assert hits > 200, flavour
+
+
+def _lay_out(root: Path, files: list[Path], flavour: str) -> list[str]:
+    names = []
+    for index, path in enumerate(files):
+        name = f"docs/{index:03d}-{path.name}"
+        (root / "docs").mkdir(exist_ok=True)
+        shutil.copyfile(path, root / name)
+        names.append(name)
+    pattern = "docs/*.md" if flavour == "myst" else "docs/*.mdx"
+    (root / "kapi.yaml").write_text(
+        "version: v1\nname: corpus\ndefaults:\n  source_language: en\n"
+        "collections:\n  - name: docs\n    source_only: true\n    content:\n"
+        f"      - path: {pattern}\n        format: {flavour}\n"
+    )
+    return names
+
+
+def _inside_first(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Blocks just inside a directive, an admonition or a JSX element first, then the others."""
+    inner = [
+        record
+        for before, record in itertools.pairwise(records)
+        if before.get("role") in ("directive", "jsx", "title")
+    ]
+    return inner + [r for r in records if r not in inner]
+
+
+@pytest.mark.parametrize("flavour", ["myst", "mdx"])
+def test_edit_then_restore_through_kapi_apply_in_a_project_gives_every_file_back(
+    flavour: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.test_edition_matrix import apply, hunks, inspect
+
+    files = myst_files() if flavour == "myst" else mdx_files()
+    files = [path for path in files if path.name not in REFUSED]
+    names = _lay_out(tmp_path, files, flavour)
+    restored = edited = 0
+    for name in names:
+        original = (tmp_path / name).read_bytes()
+        records = inspect(tmp_path, monkeypatch, name, project=True)
+        for record in _inside_first(records):
+            if "replace_text" not in record["ops"]:
+                continue
+            text = TOKEN.sub(" ", record["text"])
+            word = WORD.search(text)
+            if word is None:
+                continue
+            at = {"doc": name, "block": record["ref"]["block"]}
+            change = {"find": word.group(0), "text": NEW, "occurrence": 1}
+            op = {"op": "replace_text", "at": at, "if_match": record["rev"], "edits": [change]}
+            apply(tmp_path, monkeypatch, [op], project=True)
+            changed = (tmp_path / name).read_bytes()
+            assert len(hunks(original, changed)) == 1, name
+            edited += 1
+            again = next(
+                r
+                for r in inspect(tmp_path, monkeypatch, name, project=True)
+                if r["ref"]["block"] == record["ref"]["block"]
+            )
+            back = {"find": NEW, "text": word.group(0), "occurrence": 1}
+            op = {"op": "replace_text", "at": at, "if_match": again["rev"], "edits": [back]}
+            apply(tmp_path, monkeypatch, [op], project=True)
+            restored += (tmp_path / name).read_bytes() == original
+            break
+    assert edited >= 0.9 * len(names)  # a few pages hold nothing but a toctree and code
+    assert restored == edited
