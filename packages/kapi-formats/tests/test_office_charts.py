@@ -141,6 +141,34 @@ def test_a_series_name_keeps_its_line_breaks_and_tabs(text: str, separator: str)
     assert again[f"{CHART}#series1"] == name
 
 
+def test_a_word_charts_series_name_reaches_its_embedded_workbook() -> None:
+    openpyxl = pytest.importorskip("openpyxl")
+    workbook = io.BytesIO()
+    book = openpyxl.Workbook()
+    book.active.title = "Sheet1"
+    book.active["C1"] = "Costs & fees"
+    book.active["C2"] = "Costs & fees"  # the same text in another cell: a shared string
+    book.save(workbook)
+    embedded = "word/embeddings/Microsoft_Excel_Sheet1.xlsx"
+    base = fx.docx_with_chart(fx.chart_xml())
+    parts: dict[str, str | bytes] = dict(fx.entries(base))
+    parts[embedded] = workbook.getvalue()
+    parts["word/charts/_rels/chart1.xml.rels"] = fx.rels_xml(
+        [("rId1", "package", "../embeddings/Microsoft_Excel_Sheet1.xlsx")]
+    )
+    data = fx.zip_parts(parts)
+    document = DOCX.read(data)
+    edited = DOCX.write(_edit(document, {f"{CHART}#series2": "Kosten"}))
+    assert fx.changed_entries(data, edited) == [CHART, embedded]
+    sheet = openpyxl.load_workbook(io.BytesIO(fx.entries(edited)[embedded])).active
+    assert (sheet["C1"].value, sheet["C2"].value) == ("Kosten", "Costs & fees")
+    # a name written out (series1) has no cell: its edit leaves the workbook alone
+    alone = DOCX.write(_edit(document, {f"{CHART}#series1": "Umsatz"}))
+    assert fx.changed_entries(data, alone) == [CHART]
+    restored = DOCX.write(_edit(DOCX.read(edited), {f"{CHART}#series2": "Costs & fees"}))
+    assert fx.entries(restored) == fx.entries(data)
+
+
 def test_a_series_name_takes_no_codes() -> None:
     document = DOCX.read(fx.docx_with_chart(fx.chart_xml()))
     bold = (
