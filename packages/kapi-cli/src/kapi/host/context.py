@@ -334,7 +334,7 @@ def _fold(
 
     try:
         if governance is not None and locale == context.workspace.source_language:
-            folded: Fold = governance.context_fold()[0]
+            folded: Fold = governance.context_fold()[0] or Fold()
         else:
             folded = context.log.fold(store_rules(concepts, locale))
         return folded

@@ -52,17 +52,21 @@ class ContextLog:
         *,
         clock: Callable[[], datetime] = _utc_now,
         random: Callable[[], int] = _random,
+        rows: Sequence[Mapping[str, Any]] | None = None,
     ) -> None:
         self.store = store
         self.project = project
         self._clock = clock
         self._random = random
+        self._rows = rows  # the store's rows, when the caller read them already
         self._records: list[Record] | None = None
 
     def records(self) -> list[Record]:
         """Every op the log holds that can be read as a record, in the order it was stored."""
         if self._records is None:
-            self._records = [r for r in map(_record_of, self.store.context_log()) if r is not None]
+            rows = self._rows if self._rows is not None else self.store.context_log()
+            self._rows = None
+            self._records = [r for r in map(_record_of, rows) if r is not None]
         return self._records
 
     def new(self, kind: OpKind, actor: Actor, **fields: Any) -> Record:

@@ -42,6 +42,8 @@ if TYPE_CHECKING:  # the change service's types: only the commit check loads the
 
 __all__ = ["Governance", "ProjectCommitCheck", "parse_yaml", "voice_binding"]
 
+_SUGGESTING = ("context.observe", "context.correct")  # the only ops that become suggestions
+
 
 def parse_yaml(text: str, source: str) -> Any:
     """A governance file's YAML as plain values; a syntax error names ``source`` and the line."""
@@ -188,6 +190,33 @@ class Governance:
         from kapi.host.context_log import check_rules
 
         folded, in_force = self.context_fold()
+        return check_rules(folded, coordinates, in_force)
+
+    def context_fold(self) -> tuple[Any, Any]:
+        """The context log folded once per run, with the terms store's rules it was folded
+        against (a :class:`~kapi.core.context.fold.Fold` and its ``StoreRule`` list)."""
+        if self._suggestions is None:
+            store = self.workspace.store
+            assert store is not None
+            rows = store.context_log()
+            if not any(row.get("kind") in _SUGGESTING for row in rows):
+                self._suggestions = (None, [])  # nothing suggested: the context code stays unloaded
+            else:
+                from kapi.host.context_log import ContextLog, store_rules
+
+                in_force = store_rules(self.concepts(), self.workspace.source_language)
+                self._suggestions = (ContextLog(store, rows=rows).fold(in_force), in_force)
+        return self._suggestions  # type: ignore[no-any-return]
+
+    def suggested_at(self, coordinates: Mapping[str, str]) -> tuple[Any, ...]:
+        """The context's suggested and contested word rules at a point (weight 0 in a check)."""
+        if self.workspace.store is None:
+            return ()
+        folded, in_force = self.context_fold()
+        if folded is None:
+            return ()
+        from kapi.host.context_log import check_rules
+
         return check_rules(folded, coordinates, in_force)
 
     def load_voice(self, binding: VoiceBinding) -> tuple[VoiceProfile, tuple[Any, ...]]:
