@@ -330,6 +330,10 @@ def test_a_translation_file_in_a_project_edits_that_language(tmp_path: Path) -> 
     assert (tmp_path / "locales/fr.json").read_text(encoding="utf-8") == '{"hi": "Salut"}\n'
     assert (tmp_path / "locales/fr.json.bak").read_text(encoding="utf-8") == '{"hi": "Bonjour"}\n'
     assert (tmp_path / "locales/en.json").read_text(encoding="utf-8") == '{"hi": "Hello"}\n'
+    # no file named: sed's stdin, never the whole project
+    unnamed = run("ksed", "-i", "s/Hello/Hi/", cwd=tmp_path, project=True)
+    assert unnamed.returncode == 2 and "stdin" in unnamed.stderr
+    assert (tmp_path / "locales/en.json").read_text(encoding="utf-8") == '{"hi": "Hello"}\n'
 
 
 def test_an_agent_may_not_edit_the_recipe(tmp_path: Path) -> None:
@@ -388,6 +392,11 @@ def test_bad_input_is_exit_2_and_writes_nothing(
         assert done.stderr.strip() and "Traceback" not in done.stderr, args
     assert snapshot(folder) == before
     assert outside.read_text(encoding="utf-8") == '{"k": "keep me"}'
+    (folder / "docs").mkdir()
+    folder_named = run("ksed", "-i", "s/a/b/", "docs", cwd=folder)
+    assert (
+        folder_named.returncode == 2 and "docs: is a folder; name its files" in folder_named.stderr
+    )
     stdin = run("ksed", "-i", "--format", "json", "s/a/b/", "-", cwd=folder, stdin='{"k": "a"}')
     assert stdin.returncode == 2 and "stdout" in stdin.stderr
     piped = run("ksed", "--format", "json", "s/a/b/", "-", cwd=folder, stdin='{"k": "a"}')

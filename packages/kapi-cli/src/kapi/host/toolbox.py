@@ -163,13 +163,15 @@ def read_files(
     format_name: str | None = None,
     target: str | None = None,
     stdin_is_terminal: bool = True,
+    folders: str = " (use -r)",
 ) -> Iterator[ToolboxFile | FileFailure]:
     """Each file the arguments name, read; a failure for each that could not be.
 
     As grep takes them: a folder needs ``recursive`` (and then files no format
-    reads are passed over in silence); with nothing named, ``recursive`` reads
-    the current folder, otherwise the project's content or stdin. A file
-    outside the root is a failure, and nothing of it is read.
+    reads are passed over in silence; otherwise it is refused, ``folders``
+    saying what to do); with nothing named, ``recursive`` reads the current
+    folder, otherwise the project's content or stdin. A file outside the root
+    is a failure, and nothing of it is read.
     """
     from kapi.host.inputs import expand_inputs, inputs_for
 
@@ -186,7 +188,7 @@ def read_files(
         walked = False
         if argument != "-" and not _GLOB_CHARS.search(argument) and (base / argument).is_dir():
             if not recursive:
-                yield FileFailure(argument, f"{argument}: is a folder (use -r)", "usage")
+                yield FileFailure(argument, f"{argument}: is a folder{folders}", "usage")
                 continue
             walked = True
         try:

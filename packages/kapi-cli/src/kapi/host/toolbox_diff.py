@@ -85,7 +85,7 @@ def _usage(message: str) -> HostError:
 
 
 def _one(argument: str, workspace: Workspace, format_name: str | None) -> ToolboxFile:
-    items = list(read_files((argument,), workspace, format_name=format_name))
+    items = list(read_files((argument,), workspace, format_name=format_name, folders=""))
     failures = [i for i in items if isinstance(i, FileFailure)]
     if failures:
         raise _usage(failures[0].message)

@@ -483,9 +483,12 @@ def compile_sed(
     target = edition_of(request.target)
     files: list[ToolboxFile] = []
     failures: list[FileFailure] = []
+    if not request.paths and stdin_is_terminal:
+        raise _usage("no input files: name the files to edit (a glob reaches into folders)")
     for item in read_files(
-        request.paths,
+        request.paths or ("-",),
         workspace,
+        folders="; name its files, or a glob such as 'docs/**/*.md'",
         format_name=request.format_name,
         target=target,
         stdin_is_terminal=stdin_is_terminal,
