@@ -2,7 +2,8 @@
 
 ``xlsx-chart`` and ``pptx-chart`` hold a chart whose title is their first text
 (openpyxl's chart names its series by cell, with no cached text; python-pptx's
-caches them and embeds a workbook).
+caches them and embeds a workbook); in ``pptx-series`` the first text is a
+series name, which its embedded workbook holds too.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ def office_bytes(kind: str) -> bytes:
         chart.set_categories(Reference(sheet, min_col=1, min_row=1, max_row=3))
         sheet.add_chart(chart, "E2")
         book.save(buffer)
-    elif kind == "pptx-chart":
+    elif kind in ("pptx-chart", "pptx-series"):
         import pptx
         from pptx.chart.data import CategoryChartData
         from pptx.enum.chart import XL_CHART_TYPE
@@ -43,8 +44,9 @@ def office_bytes(kind: str) -> bytes:
         chart = slide.shapes.add_chart(
             XL_CHART_TYPE.COLUMN_CLUSTERED, Inches(1), Inches(1), Inches(6), Inches(4), data
         ).chart
-        chart.has_title = True
-        chart.chart_title.text_frame.text = "Sales by season"
+        if kind == "pptx-chart":
+            chart.has_title = True
+            chart.chart_title.text_frame.text = "Sales by season"
         deck.save(buffer)
     elif kind == "docx":
         import docx

@@ -290,6 +290,7 @@ FORMATS = [
     mono("office/pptx", "docs/roadmap.pptx", "{lang}/{filename}"),
     mono("office/xlsx-chart", "docs/revenue.xlsx", "{lang}/{filename}"),
     mono("office/pptx-chart", "docs/seasons.pptx", "{lang}/{filename}"),
+    mono("office/pptx-series", "docs/sales.pptx", "{lang}/{filename}"),
 ]
 MODES = ("alone", "source", "translation")
 EDITS = ("source", "target", "both")

@@ -31,7 +31,7 @@ def make_office(kind: str, folder: Path) -> Path:
 
 CASES = [pytest.param(p, id=f"{p.parent.name}/{p.name}") for p in TEXT_FILES] + [
     pytest.param(kind, id=f"office/{kind}")
-    for kind in ("docx", "xlsx", "pptx", "xlsx-chart", "pptx-chart")
+    for kind in ("docx", "xlsx", "pptx", "xlsx-chart", "pptx-chart", "pptx-series")
 ]
 
 
