@@ -169,33 +169,6 @@ class Governance:
         """The context log folded once per run, with the terms store's rules it was folded
         against (a :class:`~kapi.core.context.fold.Fold` and its ``StoreRule`` list)."""
         if self._suggestions is None:
-            from kapi.host.context_log import ContextLog, store_rules
-
-            store = self.workspace.store
-            assert store is not None
-            log = ContextLog(store)
-            if not log.records():  # nothing recorded: the check loads no more than before
-                from kapi.core.context.fold import Fold
-
-                self._suggestions = (Fold(), [])
-            else:
-                in_force = store_rules(self.concepts(), self.workspace.source_language)
-                self._suggestions = (log.fold(in_force), in_force)
-        return self._suggestions  # type: ignore[no-any-return]
-
-    def suggested_at(self, coordinates: Mapping[str, str]) -> tuple[Any, ...]:
-        """The context's suggested and contested word rules at a point (weight 0 in a check)."""
-        if self.workspace.store is None:
-            return ()
-        from kapi.host.context_log import check_rules
-
-        folded, in_force = self.context_fold()
-        return check_rules(folded, coordinates, in_force)
-
-    def context_fold(self) -> tuple[Any, Any]:
-        """The context log folded once per run, with the terms store's rules it was folded
-        against (a :class:`~kapi.core.context.fold.Fold` and its ``StoreRule`` list)."""
-        if self._suggestions is None:
             store = self.workspace.store
             assert store is not None
             rows = store.context_log()
