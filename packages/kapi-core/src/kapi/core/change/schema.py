@@ -213,6 +213,14 @@ _FIELD_DESCRIPTIONS: dict[tuple[type, str], str] = {
     (Native, "if_match"): "the digest (head) of the document read",
     (DeleteBlock, "if_match"): "the revision read of each edition of the block, by edition key; "
     "at least the document's own edition",
+    (CodeInfo, "kind"): "paired, placeholder (a value the program fills in), standalone (any "
+    "other lone code: inline code, a line break, an image, a tag) or subblock",
+    (CodeInfo, "disp"): "what the code stands for as the file spells it, such as %(name)s or "
+    "**…** for a pair; left out where the spelling is markup",
+    (CodeInfo, "constraints"): "what the guard lets an edit do with the code: leave it out "
+    "(deletable), repeat it (cloneable), move it past another code (reorderable)",
+    (Structure, "codes"): "the codes of the branches where a token names another code than "
+    "the text around the structure",
     (Native, "name"): "the format's operation, such as docx.append_paragraph",
     (Native, "args"): "the arguments, as the format describes them",
     (SetAttribute, "name"): "the attribute (href, src, alt, title) the format declares writable",
