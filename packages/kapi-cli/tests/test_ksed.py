@@ -315,6 +315,18 @@ def test_target_edits_the_translation(folder: Path) -> None:
     assert done.returncode == 0, done.stderr
     data = (folder / "basic.po").read_text(encoding="utf-8")
     assert 'msgid "Welcome"\nmsgstr "Salut"' in data
+    xliff = run("ksed", "-i", "--target", "ja-JP", "s/ガイド/案内/", "okapi.xlf", cwd=folder)
+    assert xliff.returncode == 0, xliff.stderr
+    unit = next(
+        line
+        for line in (folder / "okapi.xlf").read_text(encoding="utf-8").splitlines()
+        if 'id="1"' in line
+    )
+    assert (
+        '<source xml:lang="en-us">Acme&#8482; <g id="1" ctype="bold">User</g> Guide</source>'
+        in unit
+    )
+    assert "</g>案内</target>" in unit
 
 
 def test_a_translation_file_in_a_project_edits_that_language(tmp_path: Path) -> None:
