@@ -457,3 +457,33 @@ def test_a_bad_import_line_is_refused_and_nothing_is_imported(project):
         with pytest.raises(ContextRefused, match="only a person imports"):
             import_store(good.encode(), "context.jsonl", ws, ONE)
         assert ws.store.context_log() == []
+
+
+def test_a_kept_rule_can_be_kept_with_another_wording_and_advisory(project):
+    op = quickcast(project)
+    review(project, keep=(op,), use="QuickCast", advisory=True)
+    with workspace(project) as ws:
+        terms = {(t.text, t.status) for c in ws.store.concepts() for t in c.terms}
+    assert ("QuickCast", "preferred") in terms and ("Quick cast", "deprecated") in terms
+    assert not any(fails for _, fails, _ in findings(project))  # advisory: it reports
+
+
+def test_widening_is_recorded_for_a_rule_in_force_and_refused_to_the_workspace(project):
+    op = quickcast(project)
+    with pytest.raises(ContextRefused, match="only a person widens"):
+        review(project, ONE, widen_to="project")
+    with pytest.raises(ContextError, match="shared by the projects"):
+        review(project, keep=(op,), widen_to="workspace")
+    review(project, keep=(op,))
+    done = review(project, widen_to="project")
+    assert [d.kind for d in done.decisions] == ["widen"]
+
+
+def test_outside_a_project_the_context_says_to_run_kapi_init(tmp_path):
+    with open_workspace(cwd=tmp_path, environ={"KAPI_NO_PROJECT": "1"}) as ws:
+        from kapi.host.errors import HostError
+
+        with pytest.raises(HostError, match="kapi init"):
+            read_context(ContextReadRequest(path="a.md"), ws)
+        with pytest.raises(HostError, match="kapi init"):
+            note_context(ContextNoteRequest(actor=ONE, text="x", path="a.md"), ws)
