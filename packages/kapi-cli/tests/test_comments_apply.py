@@ -311,3 +311,32 @@ def test_a_dry_run_prints_the_diff_and_writes_nothing(project: Path):
     assert done.returncode == 0, done.stderr
     assert "+    # Read it all." in done.stdout
     assert (project / "src" / "app.py").read_text() == APP
+
+
+def test_inspect_gives_each_comment_its_rev_and_the_rev_edits_it(project: Path):
+    done = run("inspect", "src/app.py", cwd=project)
+    assert done.returncode == 0, done.stderr
+    records = json.loads(done.stdout)
+    assert [(r["ref"]["block"], r["role"]) for r in records] == [
+        ("L1", "comment"),
+        ("L5", "comment"),
+        ("L11", "comment"),
+        ("L13", "comment"),
+    ]
+    record = records[1]
+    assert record["text"] == "Read the file and\nreturn its text."
+    assert record["ops"] == ["set_content", "replace_text"]
+    op = {
+        "op": "set_content",
+        "at": record["ref"],
+        "if_match": record["rev"],
+        "text": "Read the file; give back its text.",
+    }
+    done, result = apply(project, op)
+    assert done.returncode == 0 and result["status"] == "applied"
+
+
+def test_inspect_of_a_file_that_does_not_parse_offers_no_edit(project: Path):
+    (project / "plain" / "broken.py").write_text("# Explains the value.\nx = (1,\n")
+    records = json.loads(run("inspect", "plain/broken.py", cwd=project).stdout)
+    assert [(r["text"], r["ops"]) for r in records] == [("Explains the value.", [])]

@@ -9,7 +9,7 @@ the item, then on ``defaults``).
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +29,7 @@ __all__ = [
     "check_reads_comments",
     "comment_refusal",
     "comment_settings",
+    "inspect_comments",
     "is_comment_source",
     "read_comment_target",
     "reads_comments",
@@ -156,3 +157,57 @@ def comment_refusal(doc: str, tool: str) -> Any:
 def check_reads_comments(path: str) -> bool:
     """Whether ``check_file`` on ``path`` checks its comments (a source file kapi reads)."""
     return path != "-" and is_comment_source(path)
+
+
+COMMENT_OPS = ("set_content", "replace_text")
+
+
+def inspect_comments(
+    paths: Sequence[str], workspace: Workspace
+) -> tuple[list[Any], list[Any], list[str]]:
+    """``kapi inspect`` on source files: one ``comment`` record per comment, with its rev.
+
+    Returns the records, the files that failed and the paths left for the
+    formats. Only files in a language kapi has a grammar for are taken here;
+    the rest (documents, ``-``) are left as they were given.
+    """
+    from kapi.formats.comments.languages import language_for
+
+    mine = [path for path in paths if path != "-" and language_for(path) is not None]
+    if not mine:
+        return [], [], list(paths)
+    from kapi.core.change.errors import ChangeError
+    from kapi.core.change.read import BlockRead
+    from kapi.core.change.result import ResultRef
+    from kapi.formats.comments import CodeExtraMissing, read_comments
+    from kapi.formats.reading import read_regular
+    from kapi.host.documents import FileFailure
+
+    home = workspace.home()
+    records: list[Any] = []
+    failures: list[Any] = []
+    for path in mine:
+        try:
+            key = home.key_for(Path(path))
+            found = read_comments(read_regular(home.path_for(key), display=key), key)
+        except ChangeError as err:
+            failures.append(FileFailure(path, err.info.message, str(err.info.code)))
+            continue
+        except CodeExtraMissing as err:
+            failures.append(FileFailure(path, err.located(), "unsupported"))
+            continue
+        except FormatError as err:
+            failures.append(FileFailure(path, err.located(), err.code))
+            continue
+        ops = () if found.error_lines else COMMENT_OPS  # a file that does not parse takes no edit
+        records.extend(
+            BlockRead(
+                ref=ResultRef(doc=key, block=comment.key),
+                rev=comment.rev,
+                text=comment.text,
+                ops=ops,
+                role="comment",
+            )
+            for comment in found.comments
+        )
+    return records, failures, [path for path in paths if path not in mine]

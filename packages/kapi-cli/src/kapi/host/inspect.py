@@ -46,19 +46,27 @@ class InspectResult:
 
         return encode_read_records(self.records, inspect=True)
 
+    def encoded_json(self) -> str:
+        """:meth:`encoded` as compact JSON text (``","``/``":"``), written without the dicts."""
+        from kapi.host.wire import read_records_json
+
+        return read_records_json(self.records, inspect=True)
+
 
 def run_inspect(request: InspectRequest, workspace: Workspace) -> InspectResult:
     """Read every path through the workspace's home into read records."""
     from kapi.core.change.reading import read_block
     from kapi.core.model import plain_text
     from kapi.formats.common import gc_paused
+    from kapi.host.comments import inspect_comments
 
     own_edition = workspace.project is not None
-    records: list[BlockRead] = []
-    failures: list[FileFailure] = []
+    records: list[BlockRead]
+    failures: list[FileFailure]
+    records, failures, paths = inspect_comments(request.paths, workspace)  # source files
     with gc_paused():
         for item in read_inputs(
-            request.paths,
+            paths,
             locale=workspace.source_language,
             format_name=request.format_name,
             home=workspace.home(),
