@@ -169,6 +169,27 @@ def test_a_word_charts_series_name_reaches_its_embedded_workbook() -> None:
     assert fx.entries(restored) == fx.entries(data)
 
 
+def test_chart_text_without_text_or_with_a_cache_of_several_points_gives_no_block() -> None:
+    odd = (
+        '<c:plotArea><c:lineChart><c:ser><c:idx val="0"/><c:tx/></c:ser>'
+        '<c:ser><c:idx val="1"/><c:tx><c:strRef><c:f>Sheet1!$B$1</c:f></c:strRef></c:tx></c:ser>'
+        '<c:ser><c:idx val="2"/><c:tx><c:strRef><c:f>Sheet1!$C$1:$D$1</c:f><c:strCache>'
+        '<c:ptCount val="2"/><c:pt idx="0"><c:v>Two</c:v></c:pt><c:pt idx="1"><c:v>cells</c:v>'
+        "</c:pt></c:strCache></c:strRef></c:tx></c:ser>"
+        '<c:ser><c:idx val="3"/><c:tx><c:strRef><c:f>Sheet1!$E$1</c:f><c:strCache>'
+        '<c:ptCount val="1"/><c:pt idx="0"/></c:strCache></c:strRef></c:tx></c:ser>'
+        '<c:ser><c:idx val="4"/><c:tx><c:v>  </c:v></c:tx><c:dLbls><c:dLbl><c:tx><c:rich>'
+        "<a:p><a:r><a:t>no index</a:t></a:r></a:p></c:rich></c:tx></c:dLbl></c:dLbls></c:ser>"
+        '<c:ser><c:idx val="5"/><c:tx><c:v>Kept</c:v></c:tx></c:ser>'
+        '</c:lineChart><c:valAx><c:title><c:overlay val="0"/></c:title></c:valAx></c:plotArea>'
+    )
+    data = fx.docx_with_chart(fx.chart_xml(body=odd))
+    document = DOCX.read(data)
+    charts = [(b.id, plain_text(b.source)) for b in document.blocks if "charts" in b.id]
+    assert charts == [(f"{CHART}#title/p1", "Sales by region"), (f"{CHART}#series6", "Kept")]
+    assert DOCX.write(document) == data
+
+
 def test_a_series_name_takes_no_codes() -> None:
     document = DOCX.read(fx.docx_with_chart(fx.chart_xml()))
     bold = (
