@@ -340,3 +340,13 @@ def test_inspect_of_a_file_that_does_not_parse_offers_no_edit(project: Path):
     (project / "plain" / "broken.py").write_text("# Explains the value.\nx = (1,\n")
     records = json.loads(run("inspect", "plain/broken.py", cwd=project).stdout)
     assert [(r["text"], r["ops"]) for r in records] == [("Explains the value.", [])]
+
+
+def test_an_agent_may_not_edit_a_comment_in_kapis_own_state(project: Path):
+    (project / ".kapi").mkdir(exist_ok=True)
+    (project / ".kapi" / "hook.py").write_text("# Runs before each check.\n")
+    op = edit(project, ".kapi/hook.py", "L1", "Runs after each check.")
+    done, result = apply(project, op, KAPI_ACTOR="agent")
+    assert done.returncode == 3
+    assert result["ops"][0]["error"]["code"] == "not_permitted"
+    assert (project / ".kapi" / "hook.py").read_text() == "# Runs before each check.\n"

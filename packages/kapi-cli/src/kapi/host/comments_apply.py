@@ -113,7 +113,7 @@ def apply_comment_set(change_set: ChangeSet, actor: Actor, workspace: Workspace)
     if refused:
         return _refused_result(ops, refused)
     try:
-        files, edits = _resolve(change_set, workspace)
+        files, edits = _resolve(change_set, actor, workspace)
         written, results, findings = _stage(change_set, actor, workspace, files, edits)
     except _Refused as err:
         return _refused_result(ops, {err.index: err.info}, current={err.index: err.current})
@@ -164,7 +164,9 @@ def _diff(doc: str, before: bytes, after: bytes) -> str:
 # --- resolving ops --------------------------------------------------------------------------
 
 
-def _resolve(change_set: ChangeSet, workspace: Workspace) -> tuple[dict[str, _File], list[_Edit]]:
+def _resolve(
+    change_set: ChangeSet, actor: Actor, workspace: Workspace
+) -> tuple[dict[str, _File], list[_Edit]]:
     from kapi.formats.comments import CodeExtraMissing, UnsupportedLanguage, read_comments
     from kapi.formats.reading import read_regular
 
@@ -189,6 +191,14 @@ def _resolve(change_set: ChangeSet, workspace: Workspace) -> tuple[dict[str, _Fi
                 path = home.path_for(doc)
             except ChangeError as err:
                 raise _Refused(index, err.info) from None
+            project = workspace.project
+            governs = project.governs(str(path)) if project is not None else ""
+            if governs:  # a source file under .kapi/ or a rules file: a person's to change
+                from kapi.core.change.policy import ChangePolicy
+
+                denied = ChangePolicy().governed_refusal(doc, governs, actor.kind, field="at/doc")
+                if denied is not None:
+                    raise _Refused(index, denied)
             try:
                 data = read_regular(path, display=doc)
                 found = read_comments(data, doc)
