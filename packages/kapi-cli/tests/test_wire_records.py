@@ -17,7 +17,7 @@ import pytest
 from kapi.core.change.read import ReadPage
 from kapi.core.change.wire import encode_read_page
 from kapi.host.inspect import InspectRequest, run_inspect
-from kapi.host.wire import encode_read_records
+from kapi.host.wire import encode_read_records, read_records_json
 from kapi.host.workspace import open_workspace
 
 FIXTURES = Path(__file__).resolve().parents[2] / "kapi-formats" / "tests" / "fixtures"
@@ -36,6 +36,9 @@ def _both(records: tuple) -> None:
         assert fast == _contract(records, inspect)
         # Equal as JSON too: the same keys in the same order.
         assert json.dumps(fast) == json.dumps(_contract(records, inspect))
+        # And the text written without the dicts is the C encoder's, character for character.
+        compact = json.dumps(fast, ensure_ascii=False, separators=(",", ":"))
+        assert read_records_json(records, inspect=inspect) == compact
 
 
 def test_the_fixtures_are_there():
@@ -95,4 +98,21 @@ def test_a_project_s_editions_encode_as_the_contract_does(tmp_path, monkeypatch)
         result = run_inspect(InspectRequest(paths=("locales/en.json",)), workspace)
     assert not result.failures
     assert any(record.editions for record in result.records)
+    _both(result.records)
+
+
+def test_strings_json_escapes_encode_as_the_contract_does(tmp_path, monkeypatch):
+    monkeypatch.setenv("KAPI_NO_PROJECT", "1")
+    values = {
+        "quote": 'say "hi" \\ back',
+        "controls": "tab\there\nnew\u0001line\u007f",
+        "separators": "line\u2028para\u2029end",
+        "astral": "emoji \U0001f600 and é",
+        "lone": "\ud800 alone",
+        "html": "<b>bold</b> & {name}",
+    }
+    (tmp_path / "odd.json").write_text(json.dumps(values), encoding="utf-8")
+    with open_workspace(cwd=tmp_path) as workspace:
+        result = run_inspect(InspectRequest(paths=("odd.json",)), workspace)
+    assert not result.failures and len(result.records) == len(values)
     _both(result.records)

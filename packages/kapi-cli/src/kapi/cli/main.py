@@ -18,7 +18,16 @@ from kapi.cli.common import (
     source_lang_option,
     workspace_of,
 )
-from kapi.cli.output import emit_json, fail, gc_held, pretty, set_pretty, table, warn
+from kapi.cli.output import (
+    emit_json,
+    emit_json_text,
+    fail,
+    gc_held,
+    pretty,
+    set_pretty,
+    table,
+    warn,
+)
 from kapi.host.errors import HostError, KapiError
 from kapi.host.version import VERSION
 
@@ -110,7 +119,10 @@ def inspect(files: tuple[str, ...], jsonl: bool, source_lang: str, format_name: 
     except HostError as err:
         fail(err)
     with gc_held():
-        emit_json(result.encoded(), jsonl=jsonl)
+        if jsonl or pretty():
+            emit_json(result.encoded(), jsonl=jsonl)
+        else:
+            emit_json_text(result.encoded_json())
     for failure in result.failures:
         warn(f"Error: {failure.message}")
     sys.exit(result.exit_code)

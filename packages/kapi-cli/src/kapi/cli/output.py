@@ -23,6 +23,7 @@ from kapi.host.errors import error_payload, exit_code_of
 
 __all__ = [
     "emit_json",
+    "emit_json_text",
     "fail",
     "gc_held",
     "json_text",
@@ -100,6 +101,11 @@ def emit_json(value: Any, *, jsonl: bool = False) -> None:
             )
         return
     _say_utf8(json_text(value))
+
+
+def emit_json_text(text: str) -> None:
+    """Print JSON text made elsewhere (compact, as :func:`json_text` makes it) on stdout."""
+    _say_utf8(text)
 
 
 def _say_utf8(text: str) -> None:

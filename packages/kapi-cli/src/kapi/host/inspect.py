@@ -46,6 +46,12 @@ class InspectResult:
 
         return encode_read_records(self.records, inspect=True)
 
+    def encoded_json(self) -> str:
+        """:meth:`encoded` as compact JSON text (``","``/``":"``), written without the dicts."""
+        from kapi.host.wire import read_records_json
+
+        return read_records_json(self.records, inspect=True)
+
 
 def run_inspect(request: InspectRequest, workspace: Workspace) -> InspectResult:
     """Read every path through the workspace's home into read records."""

@@ -13,6 +13,7 @@ result equal to the contract converter's on every format's fixtures.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Mapping
 from enum import Enum
 from functools import cache
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
 
     converter: cattrs.Converter
 
-__all__ = ["converter", "encode", "encode_read_records"]
+__all__ = ["converter", "encode", "encode_read_records", "read_records_json"]
 
 
 @cache
@@ -158,3 +159,106 @@ def encode_read_records(
                 data.pop("level", None)
         append(data)
     return out
+
+
+# --- read records straight to JSON text -------------------------------------------------------
+
+_string = json.encoder.encode_basestring  # the C encoder's, as json.dumps(ensure_ascii=False)
+
+
+def _json_value(value: Any) -> str:
+    kind = value.__class__
+    if kind is str:
+        return _string(value)
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if kind is int:
+        return int.__repr__(value)
+    encoder = _TEXT_ENCODERS.get(kind)
+    if encoder is not None:
+        return encoder(value)
+    if kind is tuple or kind is list:
+        return "[" + ",".join([_json_value(item) for item in value]) + "]"
+    if attrs.has(kind):
+        return _text_encoder(kind)(value)
+    if isinstance(value, Mapping) and all(name.__class__ is str for name in value):
+        return "{" + ",".join([_string(k) + ":" + _json_value(v) for k, v in value.items()]) + "}"
+    return json.dumps(_value(value), ensure_ascii=False, separators=(",", ":"))
+
+
+_TEXT_ENCODERS: dict[type, Callable[[Any], str]] = {}
+
+
+def _text_encoder(
+    cls: type, drop: frozenset[str] = frozenset(), falsy: frozenset[str] = frozenset()
+) -> Callable[[Any], str]:
+    """A function writing one ``cls`` value as compact JSON text, made once from its plan.
+
+    ``drop`` names wire fields never written, ``falsy`` those left out when falsy
+    (the inspect record's role and level).
+    """
+    plain = not drop and not falsy
+    if plain:
+        found = _TEXT_ENCODERS.get(cls)
+        if found is not None:
+            return found
+    fields, key = _plan(cls)
+    namespace: dict[str, Any] = {"J": _json_value, "S": _string}
+    lines = ["def encode(obj):", "    out = []"]
+    for index, (name, wire, always, default, how) in enumerate(fields):
+        if wire in drop:
+            continue
+        namespace[f"d{index}"] = default
+        label = _string(wire) + ":"
+        value = "S(v) if v.__class__ is str else J(v)"
+        lines.append(f"    v = obj.{name}")
+        if wire in falsy:
+            test = "v"
+        elif always:
+            test = ""
+        elif how == _PLAIN:
+            test = "v is not None" if default is None else f"v != d{index}"
+        else:
+            test = f"v != d{index}()" if how == _FACTORY else f"v != d{index}(obj)"
+        append = f"out.append({label!r} + ({value}))"
+        lines.append(f"    if {test}: {append}" if test else f"    {append}")
+    body = '"{" + ",".join(out) + "}"'
+    lines.append(
+        f"    return {'{' + _string(key) + ':'!r} + {body} + '}}'" if key else f"    return {body}"
+    )
+    exec(
+        compile("\n".join(lines), f"<kapi read text encoder {cls.__qualname__}>", "exec"), namespace
+    )
+    encoder: Callable[[Any], str] = namespace["encode"]
+    if plain:
+        _TEXT_ENCODERS[cls] = encoder
+    return encoder
+
+
+def read_records_json(records: Iterable[BlockRead], *, inspect: bool = True) -> str:
+    """The records as compact JSON text: ``json.dumps(encode_read_records(records))`` with
+    ``separators=(",", ":")`` and ``ensure_ascii=False``, character for character, without
+    building the dicts first."""
+    from kapi.core.change.read import BlockRead
+
+    if inspect:
+        top = _text_encoder(BlockRead, falsy=frozenset({"role", "level"}))
+    else:
+        top = _text_encoder(BlockRead, drop=frozenset(_INSPECT_ONLY))
+    parts = []
+    for record in records:
+        if record.__class__ is not BlockRead:  # not a read record: the general way
+            parts.append(
+                json.dumps(
+                    encode_read_records([record], inspect=inspect)[0],
+                    ensure_ascii=False,
+                    separators=(",", ":"),
+                )
+            )
+        else:
+            parts.append(top(record))
+    return "[" + ",".join(parts) + "]"

@@ -122,8 +122,11 @@ def _runs(runs: Runs | None) -> str:
 
 def canonical_runs_json(runs: Runs) -> str:
     """The canonical JSON of a run sequence that a revision hashes."""
-    out = _runs(runs)
-    if _SURROGATE.search(out):
+    if len(runs) == 1 and type(runs[0]) is Text and not runs[0].no_translate:
+        out = '[{"text":' + _string(runs[0].text) + "}]"  # plain text: most catalogue values
+    else:
+        out = _runs(runs)
+    if not out.isascii() and _SURROGATE.search(out):
         out = _SURROGATE.sub("\ufffd", out)
     return out
 
