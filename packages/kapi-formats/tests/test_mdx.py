@@ -230,3 +230,43 @@ def test_any_mdx_document_round_trips_and_any_new_text_reads_back(
         tuple(b.with_source(block(document, b.id).source) for b in again.blocks)
     )
     assert CODEC.write(restored) == source
+
+
+def test_kapi_apply_lands_an_edit_that_needs_escapes_and_it_reads_back_as_text(
+    tmp_path: Path,
+) -> None:
+    import json
+
+    page = tmp_path / "page.mdx"
+    data = b"# T\n\n<Note>\n\nHello world.\n\n</Note>\n"
+    page.write_bytes(data)
+    env = {**os.environ, "KAPI_NO_PROJECT": "1", "KAPI_ACTOR": "person"}
+
+    def kapi(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(KAPI), *args],
+            cwd=tmp_path,
+            env=env,
+            input=stdin,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+    def edit(find: str, text: str) -> None:
+        records = json.loads(kapi("inspect", "page.mdx").stdout)
+        record = next(r for r in records if r["role"] == "paragraph")
+        op = {
+            "op": "replace_text",
+            "at": {"doc": "page.mdx", "block": record["ref"]["block"]},
+            "if_match": record["rev"],
+            "edits": [{"find": find or record["text"], "text": text}],
+        }
+        done = kapi("apply", "-", stdin=json.dumps({"ops": [op]}))
+        assert done.returncode == 0, done.stderr
+
+    edit("world", "{name} *you* <Tag>")
+    assert page.read_bytes() == b"# T\n\n<Note>\n\nHello \\{name\\} \\*you\\* \\<Tag>.\n\n</Note>\n"
+    again = CODEC.read(page.read_bytes(), path="page.mdx")
+    assert text_of(again, "p1") == "Hello {name} *you* <Tag>."
+    assert data.replace(b"world", b"") != page.read_bytes()

@@ -41,7 +41,7 @@ def _shape(runs: Runs) -> Shape:
     for run in runs:
         # a character reference reads as its character: a writer may spell a new character
         # the way the file does
-        text = run.text if isinstance(run, Text) else entity_char(run)
+        text = run.text if isinstance(run, Text) else entity_char(run) or _escaped_char(run)
         if text is not None:
             if out and isinstance(out[-1], str):
                 out[-1] = out[-1] + text
@@ -56,6 +56,13 @@ def _shape(runs: Runs) -> Shape:
         else:
             out.append((type(run).__name__, ""))
     return tuple(out)
+
+
+def _escaped_char(run: Run) -> str | None:
+    """The character a backslash escape (Markdown's ``\\*``) stands for."""
+    if isinstance(run, Ph) and run.type == "entity:char" and len(run.equiv) == 1:
+        return run.equiv if run.data == "\\" + run.equiv else None
+    return None
 
 
 def _branches(branches: Mapping[str, Runs]) -> Shape:
