@@ -213,14 +213,22 @@ def search_memory(request: MemorySearchRequest, workspace: Workspace) -> MemoryS
         raise HostError(str(err), exit_code=EXIT_USAGE) from None
     index = memory_index(workspace)
     try:
-        matches = find_matches(index, request.text, source, target, request.min_score)
+        matches = find_matches(
+            index, request.text, source, target, request.min_score, wanted=request.limit
+        )
     finally:
         index.close()
     return MemorySearch(matches=tuple(matches[: request.limit]), total=len(matches))
 
 
 def find_matches(
-    index: MemoryIndex, text: str, source: str, target: str, min_score: float = MIN_SCORE
+    index: MemoryIndex,
+    text: str,
+    source: str,
+    target: str,
+    min_score: float = MIN_SCORE,
+    *,
+    wanted: int = MAX_RESULTS,
 ) -> list[MemoryMatch]:
     """Every match at or above ``min_score``, sorted by score, tier and entry."""
     from kapi.host.memory_store import memory_keys
@@ -257,7 +265,7 @@ def find_matches(
                 ambiguous=True,
             )
     if min_score < 1.0:
-        for variant in index.fuzzy_candidates(source, plain, min_score):
+        for variant in index.fuzzy_candidates(source, target, plain, min_score, wanted):
             if variant.entry in found:
                 continue
             if has_codes:
@@ -266,10 +274,16 @@ def find_matches(
                 score, tier = similarity(plain, variant.plain), "fuzzy"
             if score >= 1.0:
                 score = NEAR_EXACT
-            if index.origin_project(variant.entry) == index.project:
+            if variant.project == index.project:
                 score = min(score + SAME_PROJECT_BONUS, NEAR_EXACT)
             if score >= min_score:
-                add(variant, score, tier)
+                found[variant.entry] = MemoryMatch(
+                    source=variant.text,
+                    target=variant.target,
+                    score=score,
+                    match_type=tier,
+                    entry=variant.entry,
+                )
     ranked = sorted(
         (m for m in found.values() if m.score >= min_score),
         key=lambda m: (-m.score, MATCH_TYPES.index(m.match_type), m.entry),

@@ -83,8 +83,9 @@ MIGRATIONS: tuple[tuple[int, str, str], ...] = (
 )
 
 _SPACES = re.compile(r"\s+")
-_FUZZY_CANDIDATES = 60
-_RARE_GRAMS = 12
+_FUZZY_CANDIDATES = 24
+_RARE_GRAMS = 8
+_GRAM_FLUSH = 400_000
 
 
 def _normal(text: str) -> str:
@@ -130,6 +131,8 @@ class StoredVariant:
     text: str
     plain: str
     structural: str
+    target: str = ""
+    project: str = ""
 
 
 @frozen
@@ -244,6 +247,7 @@ class MemoryIndex:
         """
         added = 0
         counts: dict[tuple[str, str], int] = {}
+        grams: list[tuple[str, str, int]] = []
         with self._transaction() as db:
             if replace_origin is not None:
                 db.execute(
@@ -261,8 +265,9 @@ class MemoryIndex:
                     db.execute(
                         "INSERT OR REPLACE INTO tm_variants VALUES (?, ?, ?)", (entry, locale, text)
                     )
-                    self._index(db, entry, locale, text, counts)
+                    self._index(db, entry, locale, text, counts, grams)
                 added += 1
+            self._flush_grams(db, grams)
             self._count(db, counts)
         return added
 
@@ -287,22 +292,28 @@ class MemoryIndex:
         locale: str,
         text: str,
         counts: dict[tuple[str, str], int],
+        grams_out: list[tuple[str, str, int]],
     ) -> None:
-        """Keys and trigrams of one variant; the trigram counts are added to ``counts``."""
+        """Keys of one variant; its trigram rows go to ``grams_out``, their counts to ``counts``."""
         plain, structural = memory_keys(text)
         cursor = db.execute(
             "INSERT OR REPLACE INTO tm_keys (entry_id, locale, text, plain, structural, length) "
             "VALUES (?, ?, ?, ?, ?, ?)",
             (entry, locale, text, plain, structural, len(plain)),
         )
-        key_id = cursor.lastrowid
-        grams = trigrams(plain)
-        db.executemany(
-            "INSERT OR IGNORE INTO tm_grams VALUES (?, ?, ?)",
-            [(gram, locale, key_id) for gram in grams],
-        )
-        for gram in grams:
+        key_id = int(cursor.lastrowid or 0)
+        for gram in trigrams(plain):
+            grams_out.append((gram, locale, key_id))
             counts[(gram, locale)] = counts.get((gram, locale), 0) + 1
+        if len(grams_out) >= _GRAM_FLUSH:
+            self._flush_grams(db, grams_out)
+
+    @staticmethod
+    def _flush_grams(db: sqlite3.Connection, rows: list[tuple[str, str, int]]) -> None:
+        """Write trigram rows in key order, so the index grows in runs rather than at random."""
+        rows.sort()
+        db.executemany("INSERT OR IGNORE INTO tm_grams VALUES (?, ?, ?)", rows)
+        rows.clear()
 
     @staticmethod
     def _count(db: sqlite3.Connection, counts: dict[tuple[str, str], int]) -> None:
@@ -337,8 +348,10 @@ class MemoryIndex:
                 db.execute("DELETE FROM tm_keys WHERE entry_id NOT IN (SELECT id FROM tm_entries)")
                 self._recount(db)
             counts: dict[tuple[str, str], int] = {}
+            grams: list[tuple[str, str, int]] = []
             for entry, locale, text in rows:
-                self._index(db, entry, locale, text, counts)
+                self._index(db, entry, locale, text, counts, grams)
+            self._flush_grams(db, grams)
             self._count(db, counts)
 
     def exact(self, locale: str, column: str, key: str) -> list[StoredVariant]:
@@ -350,8 +363,14 @@ class MemoryIndex:
         ).fetchall()
         return [StoredVariant(*row) for row in rows]
 
-    def fuzzy_candidates(self, locale: str, plain: str, min_score: float) -> list[StoredVariant]:
-        """Variants sharing the query's rarest trigrams, the most shared first, within length bounds."""
+    def fuzzy_candidates(
+        self, locale: str, target: str, plain: str, min_score: float, wanted: int = 10
+    ) -> list[StoredVariant]:
+        """Variants with a ``target`` variant sharing the query's rarest trigrams, most shared first.
+
+        Only variants whose length a match at ``min_score`` could have are read;
+        each comes with its entry's ``target`` text and the project that made it.
+        """
         grams = sorted(trigrams(plain))
         if not grams:
             return []
@@ -366,13 +385,33 @@ class MemoryIndex:
         low = int(len(plain) * min_score)
         high = int(len(plain) / min_score) + 1 if min_score > 0 else 1 << 30
         marks = ",".join("?" * len(rare))
-        rows = self._db.execute(
-            f"SELECT k.entry_id, k.locale, k.text, k.plain, k.structural FROM "
-            f"(SELECT key_id, count(*) AS shared FROM tm_grams WHERE locale = ? AND gram IN ({marks}) "
-            f"GROUP BY key_id) g JOIN tm_keys k ON k.id = g.key_id "
-            f"WHERE k.length BETWEEN ? AND ? ORDER BY g.shared DESC, k.id LIMIT ?",
-            (locale, *rare, low, high, _FUZZY_CANDIDATES),
-        ).fetchall()
+        # Entries sharing two of the rarest trigrams first; one is enough only when none share two.
+        for least in (2, 1) if len(rare) > 2 else (1,):
+            rows = self._db.execute(
+                f"SELECT k.entry_id, k.locale, k.text, k.plain, k.structural, t.text, "
+                f"coalesce(o.project, ?) FROM "
+                f"(SELECT g.key_id AS key_id, g.shared AS shared FROM "
+                f"(SELECT key_id, count(*) AS shared FROM tm_grams WHERE locale = ? "
+                f"AND gram IN ({marks}) GROUP BY key_id HAVING count(*) >= ?) g "
+                f"JOIN tm_keys n ON n.id = g.key_id WHERE n.length BETWEEN ? AND ? "
+                f"ORDER BY g.shared DESC, g.key_id LIMIT ?) c "
+                f"JOIN tm_keys k ON k.id = c.key_id "
+                f"JOIN tm_variants t ON t.entry_id = k.entry_id AND t.locale = ? "
+                f"LEFT JOIN tm_origins o ON o.entry_id = k.entry_id "
+                f"ORDER BY c.shared DESC, k.id",
+                (
+                    self.project,
+                    locale,
+                    *rare,
+                    least,
+                    low,
+                    high,
+                    max(_FUZZY_CANDIDATES, 4 * wanted),
+                    target,
+                ),
+            ).fetchall()
+            if rows:
+                break
         return [StoredVariant(*row) for row in rows]
 
     def variants(self, entry: str) -> dict[str, str]:
