@@ -224,3 +224,15 @@ def test_a_reader_that_goes_away_ends_kcat_as_it_ends_cat(tmp_path: Path) -> Non
     error = process.stderr.read()
     assert process.wait(timeout=60) == -13  # SIGPIPE, as cat and grep end
     assert b"Traceback" not in error and error == b""
+
+
+def test_control_characters_never_reach_the_terminal_raw(folder: Path) -> None:
+    (folder / "evil.json").write_text('{"k": "red \\u001b[31malert\\u001b[0m"}', encoding="utf-8")
+    done = run("kcat", "evil.json", cwd=folder)
+    assert done.returncode == 0 and "\x1b" not in done.stdout
+    assert done.stdout == "red \\u001b[31malert\\u001b[0m\n"
+    record = json.loads(run("kcat", "--json", "evil.json", cwd=folder).stdout)
+    assert record["text"] == "red \x1b[31malert\x1b[0m"  # --json keeps the text as it is
+    keys = run("kcat", "--id", "basic.po", cwd=folder).stdout.splitlines()
+    assert "menu\\u0004Open\tOpen" in keys  # a PO context, as kapi inspect's JSON writes it
+    assert "\x1b" not in run("kgrep", "alert", "evil.json", cwd=folder).stdout

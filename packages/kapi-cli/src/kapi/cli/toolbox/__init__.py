@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import sys
 from typing import Any, NoReturn
 
@@ -23,11 +24,18 @@ __all__ = ["CONTEXT", "one_line", "run", "say_json", "shown_path", "stop", "tool
 CONTEXT = {"help_option_names": ["--help"], "max_content_width": 100}
 
 
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
+
+
 def one_line(text: str) -> str:
-    """A block's text on one line: its line breaks written ``\\n`` (``--json`` has them as they are)."""
-    if "\n" not in text and "\r" not in text:
-        return text
-    return text.replace("\r\n", "\\n").replace("\n", "\\n").replace("\r", "\\r")
+    """A block's text on one line: line breaks written ``\\n``, other control characters as
+    their JSON escape (``\\u001b``), so no file can drive the terminal (``--json`` keeps them).
+    """
+    if "\n" in text or "\r" in text:
+        text = text.replace("\r\n", "\\n").replace("\n", "\\n").replace("\r", "\\r")
+    if _CONTROL.search(text):
+        text = _CONTROL.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
+    return text
 
 
 def shown_path(path: str) -> str:
