@@ -11,6 +11,6 @@ if [ ! -f "$stamp" ] || [ -n "$(find packages pyproject.toml -name pyproject.tom
   .venv/bin/python -m pip install --quiet --upgrade pip >/dev/null
   .venv/bin/python -m pip install --quiet \
     -e packages/kapi-core -e 'packages/kapi-formats[code]' -e packages/kapi-skill \
-    -e packages/kapi-cli --group dev
+    -e packages/kapi-cli -e packages/kapi-mcp --group dev
   touch "$stamp"
 fi

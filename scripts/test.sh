@@ -5,5 +5,5 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 .venv/bin/ruff check packages tests bench
 .venv/bin/ruff format --check packages tests bench
-.venv/bin/mypy packages/kapi-core/src/kapi/core packages/kapi-formats/src/kapi/formats packages/kapi-cli/src/kapi/host packages/kapi-cli/src/kapi/cli
+.venv/bin/mypy packages/kapi-core/src/kapi/core packages/kapi-formats/src/kapi/formats packages/kapi-cli/src/kapi/host packages/kapi-cli/src/kapi/cli packages/kapi-mcp/src/kapi/mcp
 .venv/bin/python -m pytest "$@"

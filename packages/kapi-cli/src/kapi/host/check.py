@@ -40,7 +40,7 @@ class CheckRequest:
     with none, the project's declared content, else stdin when
     ``stdin_is_terminal`` is false. ``text`` checks a draft instead (``files[0]``
     then names the path it stands for). ``diff_file`` is a unified diff's path,
-    ``-`` for stdin. ``comments`` reads source files for their comments.
+    ``-`` for stdin; ``diff_text`` the diff itself (an MCP client sends it). ``comments`` reads source files for their comments.
     """
 
     files: tuple[str, ...] = ()
@@ -59,6 +59,7 @@ class CheckRequest:
     voice: str = ""
     diff_against: str | None = None
     diff_file: str | None = None
+    diff_text: str | None = None
     staged: bool = False
     ship: bool = False
     gates: tuple[str, ...] = ()
@@ -66,7 +67,11 @@ class CheckRequest:
     comments: bool = False
 
     def __attrs_post_init__(self) -> None:
-        scopes = [bool(self.diff_against), bool(self.diff_file), self.staged]
+        scopes = [
+            bool(self.diff_against),
+            bool(self.diff_file) or self.diff_text is not None,
+            self.staged,
+        ]
         if sum(scopes) > 1:
             raise HostError(
                 "--diff-against, --diff-file and --staged exclude one another",
@@ -80,7 +85,9 @@ class CheckRequest:
     @property
     def diff_scoped(self) -> bool:
         """Whether only the blocks a diff changes are checked."""
-        return bool(self.diff_against or self.diff_file or self.staged)
+        return bool(
+            self.diff_against or self.diff_file or self.diff_text is not None or self.staged
+        )
 
 
 @frozen
@@ -189,7 +196,7 @@ def _check(
             format_name=request.format_name,
         )
     if request.diff_scoped:
-        diff_text = None
+        diff_text = request.diff_text
         if request.diff_file:
             diff_text = _read_diff(request.diff_file)
         return check_diff(

@@ -9,7 +9,7 @@ from attrs import field, frozen
 from kapi.core.change.errors import ChangeError, ErrorCode
 from kapi.core.model import Constraints, Ph, code_constraints
 
-__all__ = ["FormatInfo", "describe_format", "list_formats"]
+__all__ = ["FormatInfo", "describe_format", "format_of", "list_formats"]
 
 
 @frozen
@@ -77,3 +77,13 @@ def describe_format(name: str) -> dict[str, Any]:
         "ops": dict(description.ops),
         "native": list(description.native),
     }
+
+
+def format_of(path: str) -> str:
+    """The name of the format kapi reads ``path`` as (by its name); ``unsupported`` if none."""
+    from kapi.formats import registry
+
+    try:
+        return registry.detect(path).name
+    except registry.UnknownFormat as err:
+        raise ChangeError.of(ErrorCode.UNSUPPORTED, str(err), field="path") from None

@@ -1,0 +1,227 @@
+"""The stdio server: the served tool list, argument checking, the context resources.
+
+Every call is held to its tool's input schema before it runs (an undeclared
+argument such as ``actor`` is an error result naming it); a tool's result is
+``structuredContent`` mirrored as JSON text, written with non-ASCII kept and no
+HTML escaping so ``<x id="1"/>`` arrives as written. The host work runs in a
+worker thread, so one slow call does not hold the others.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from pathlib import Path
+from typing import Any
+
+from attrs import frozen
+
+from kapi.mcp.instructions import INSTRUCTIONS
+from kapi.mcp.resources import TEMPLATES, ContextAddress, parse_context_uri
+from kapi.mcp.schemas import input_schema
+from kapi.mcp.sets import served_tools
+from kapi.mcp.tools import Caller, ToolRefused, call_tool, read_context_text
+
+__all__ = ["ServerOptions", "build_server", "serve"]
+
+VERSION = "0.1.0"
+
+
+@frozen
+class ServerOptions:
+    """What the server serves and for which project."""
+
+    sets: frozenset[str]
+    all_tools: bool = False
+    all_flows: bool = False
+    project: str | None = None
+    cwd: Path = Path(".")
+
+
+DESCRIPTIONS = {
+    "context_read": "What applies where a file is about to be written: the voice, the terms and "
+    "the rules in force there, and suggestions awaiting a person (same text as context://<path>).",
+    "context_search": "What the project says about one word: its name, discouraged forms and "
+    "their replacement, approved wording, and suggestions.",
+    "context_note": "Record one thing the files keep to that the rules omit, even where your own "
+    "text does not need it: a name, the spelling variety, a word preferred over a common "
+    "alternative, with the path it is seen in; leave alone a word the files write two ways. "
+    "Record a person's edit with from, to and path; withdraw takes back a mistake. A person "
+    "decides what becomes a rule.",
+    "context_session_summary": "What this session recorded, and the command a person reviews it with.",
+    "check_file": "Check a saved file (or only the blocks a diff changes) against the voice and "
+    "terms that hold where it sits; returns a kapi.check/v2 report.",
+    "read_blocks": "A page of a document's blocks: ref and rev, text with inline codes as "
+    '<x id="…"/>, the codes and what they stand for, other editions, and the ops each accepts.',
+    "apply_edits": "Apply a kapi.change/v1 change set: each op guarded by the rev it read; the "
+    "set lands whole or not at all and says why when refused.",
+    "describe_format": "What a change set may do to a format (or a document's format).",
+    "check_text": "Check a draft before it is written, under the voice and terms of the place "
+    "it will live (context_path).",
+    "voice_check": "Score a text against a voice profile, with its findings.",
+    "voice_rewrite": "Rewrite a text with the substitutions its voice's findings suggest.",
+    "term-check": "Check a translation keeps the project's terms.",
+    "detect_format": "The format kapi reads a path as, and whether it reads and writes it.",
+    "redact": "Replace sensitive spans of a text with placeholders.",
+    "translate": "Translate a text through the project's provider and memory.",
+    "up": "Bring every declared translation up to date.",
+    "up_plan": "What up would do, without doing it.",
+    "stats": "Blocks, words and characters per file and in total.",
+    "review_queue": "Translations waiting for review.",
+    "review_block": "One translation under review, with its ref and rev.",
+    "context_observe": "Record an observation (the generation before context_note).",
+    "context_correct": "Record a person's correction (the generation before context_note).",
+    "context_withdraw": "Withdraw a suggestion (the generation before context_note).",
+    "list_formats": "Every format kapi reads and writes.",
+    "list_tools": "Every tool of kapi's registry.",
+    "pseudo_translate": "Pseudo-translate a file to try layouts and encodings.",
+    "extract_content": "The blocks of a file (the first generation's read_blocks).",
+    "word_count": "Words of a file (the first generation's stats).",
+    "brand_guide": "A voice profile's guide (the first generation's context for a profile).",
+    "brand_check": "Check a text against a voice (the first generation's voice_check).",
+    "brand_rewrite": "Rewrite a text for a voice (the first generation's voice_rewrite).",
+    "term_lookup": "Look a term up (the first generation's context_search).",
+    "tm_search": "Search translation memory (the first generation's memory search).",
+    "run_flow": "Run a named flow on a file.",
+    "list_flows": "The flows the project can run.",
+}
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, indent=2)
+
+
+def _validate(name: str, arguments: dict[str, Any]) -> str | None:
+    """The first way ``arguments`` break the tool's input schema, as a message; None if none."""
+    from jsonschema import Draft202012Validator
+
+    schema = input_schema(name)
+    errors = sorted(
+        Draft202012Validator(schema).iter_errors(arguments), key=lambda e: list(e.absolute_path)
+    )
+    if not errors:
+        return None
+    error = errors[0]
+    where = "/".join(str(p) for p in error.absolute_path)
+    if error.validator == "additionalProperties":
+        declared = set((error.schema or {}).get("properties", {}))
+        extra = sorted(set(error.instance) - declared) if isinstance(error.instance, dict) else []
+        named = ", ".join(extra) or "an argument"
+        return f"{name} takes no argument {named}" + (f" (at /{where})" if where else "")
+    return f"{name}: {error.message}" + (f" at /{where}" if where else "")
+
+
+def build_server(options: ServerOptions) -> Any:
+    """The MCP server for ``options`` (not yet connected to a transport)."""
+    import anyio
+    import mcp_types as types
+
+    from mcp.server import Server
+
+    tools = served_tools(options.sets, all_tools=options.all_tools, all_flows=options.all_flows)
+    writing = "writing" in options.sets
+    session = "s" + secrets.token_hex(6)
+
+    def caller_of(ctx: Any) -> Caller:
+        params = getattr(ctx.session, "client_params", None)
+        info = getattr(params, "client_info", None) if params is not None else None
+        client = getattr(info, "name", "") or "mcp-client"
+        return Caller(client=client, session=session, project=options.project, cwd=options.cwd)
+
+    async def list_tools(ctx: Any, params: Any) -> Any:
+        return types.ListToolsResult(
+            tools=[
+                types.Tool(
+                    name=name,
+                    description=DESCRIPTIONS.get(name, ""),
+                    input_schema=input_schema(name),
+                )
+                for name in tools
+            ]
+        )
+
+    async def call(ctx: Any, params: Any) -> Any:
+        name = params.name
+        arguments = dict(params.arguments or {})
+        if name not in tools:
+            return _error({"code": "not_found", "message": f"no tool {name!r} is served"})
+        problem = _validate(name, arguments)
+        if problem is not None:
+            return _error({"code": "invalid", "message": problem})
+        caller = caller_of(ctx)
+        try:
+            payload = await anyio.to_thread.run_sync(call_tool, name, arguments, caller)
+        except ToolRefused as refused:
+            return _error(refused.payload)
+        return types.CallToolResult(
+            content=[types.TextContent(text=_dumps(payload))],
+            structured_content=payload,
+        )
+
+    def _error(payload: dict[str, Any]) -> Any:
+        return types.CallToolResult(
+            content=[types.TextContent(text=_dumps(payload))],
+            structured_content=payload,
+            is_error=True,
+        )
+
+    async def list_templates(ctx: Any, params: Any) -> Any:
+        return types.ListResourceTemplatesResult(
+            resource_templates=[
+                types.ResourceTemplate(
+                    uri_template=t.uri_template, name=t.name, mime_type=t.mime_type
+                )
+                for t in (TEMPLATES if writing else ())
+            ]
+        )
+
+    async def read_resource(ctx: Any, params: Any) -> Any:
+        from mcp.shared.exceptions import MCPError
+
+        uri = str(params.uri)
+        try:
+            address: ContextAddress = parse_context_uri(uri)
+        except ValueError as err:
+            raise MCPError(code=-32602, message=str(err)) from None
+        arguments: dict[str, Any] = {"path": address.path, "format": address.format}
+        if address.project:
+            arguments["project"] = address.project
+        try:
+            text, mime = await anyio.to_thread.run_sync(
+                read_context_text, arguments, caller_of(ctx)
+            )
+        except ToolRefused as refused:
+            raise MCPError(code=-32602, message=refused.payload.get("message", "")) from None
+        return types.ReadResourceResult(
+            contents=[types.TextResourceContents(uri=uri, mime_type=mime, text=text)]
+        )
+
+    async def list_resources(ctx: Any, params: Any) -> Any:
+        return types.ListResourcesResult(resources=[])  # every context resource is templated
+
+    handlers: dict[str, Any] = {"on_list_tools": list_tools, "on_call_tool": call}
+    if writing:
+        handlers["on_list_resources"] = list_resources
+        handlers["on_list_resource_templates"] = list_templates
+        handlers["on_read_resource"] = read_resource
+    return Server(
+        "kapi",
+        version=VERSION,
+        instructions=INSTRUCTIONS if writing else None,
+        **handlers,
+    )
+
+
+def serve(options: ServerOptions) -> None:
+    """Serve over stdio until the client closes the connection."""
+    import anyio
+
+    from mcp.server.stdio import stdio_server
+
+    server = build_server(options)
+
+    async def run() -> None:
+        async with stdio_server() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+
+    anyio.run(run)

@@ -1,0 +1,403 @@
+"""What each tool does: a thin call into the host function the matching CLI verb uses.
+
+A handler takes the call's arguments (already held to the tool's input
+schema) and the caller, opens the project the call names, and returns the
+result the CLI would print with ``--json``. A refusal is a :class:`ToolRefused`
+carrying the payload of the error result.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from attrs import frozen
+
+from kapi.core.change.ports import Actor, ActorKind
+from kapi.core.errors import KapiError
+
+__all__ = ["Caller", "ToolRefused", "call_tool", "handles"]
+
+Arguments = Mapping[str, Any]
+Payload = dict[str, Any]
+READ_PAGE = 100
+READ_PAGE_MAX = 1000
+
+
+@frozen
+class Caller:
+    """Who is calling and where the server stands: the client, this server's session, the
+    project bound at start (``-p``) and the folder the server started in."""
+
+    client: str
+    session: str
+    project: str | None
+    cwd: Path
+
+    @property
+    def actor(self) -> Actor:
+        return Actor(kind=ActorKind.AGENT, name=self.client, session=self.session)
+
+
+class ToolRefused(Exception):
+    """A call that could not be served: the error result's payload (``code``, ``message``…)."""
+
+    def __init__(self, payload: Payload) -> None:
+        super().__init__(payload.get("message", ""))
+        self.payload = payload
+
+
+def _refused(code: str, message: str, **extra: Any) -> ToolRefused:
+    return ToolRefused({"code": code, "message": message, **extra})
+
+
+def _workspace(caller: Caller, arguments: Arguments, *, needs_project: bool = False) -> Any:
+    """The workspace a call runs in: its ``project``, else the server's, else discovery."""
+    from kapi.host.workspace import open_workspace
+
+    named = arguments.get("project")
+    cwd = caller.cwd
+    if named:  # a call's own project: its relative paths are taken from the project's folder
+        place = (caller.cwd / named).resolve()
+        cwd = place if place.is_dir() else place.parent
+    try:
+        workspace = open_workspace(project=named or caller.project, cwd=cwd)
+    except KapiError as err:
+        label = f"project {named!r}" if named else "no kapi project"
+        raise _refused(getattr(err, "code", "error"), f"{label}: {err}") from None
+    if needs_project and workspace.project is None:
+        workspace.close()
+        raise _refused(
+            "not_found",
+            "no kapi project: this tool records into a project's store; name one with project "
+            "(its kapi.yaml, root folder or any path inside it)",
+        )
+    return workspace
+
+
+def _strings(arguments: Arguments, name: str) -> tuple[str, ...]:
+    return tuple(arguments.get(name) or ())
+
+
+# --- writing ----------------------------------------------------------------------------
+
+
+def read_blocks(arguments: Arguments, caller: Caller) -> Payload:
+    from kapi.host.inspect import InspectRequest, run_inspect
+
+    doc = arguments["doc"]
+    limit = int(arguments.get("limit") or READ_PAGE)
+    if not 1 <= limit <= READ_PAGE_MAX:
+        raise _refused("invalid", f"limit must be 1 to {READ_PAGE_MAX}", field="limit")
+    with _workspace(caller, arguments) as workspace:
+        result = run_inspect(InspectRequest(paths=(doc,)), workspace)
+        if result.failures:
+            failure = result.failures[0]
+            raise _refused(
+                getattr(failure, "code", "") or "invalid",
+                getattr(failure, "message", "") or str(failure),
+                doc=doc,
+            )
+        records = result.encoded()
+    wanted = set(_strings(arguments, "blocks"))
+    if wanted:
+        records = [r for r in records if _keys(r) & wanted]
+    start = _cursor(arguments.get("cursor"))
+    page = records[start : start + limit]
+    following = start + limit
+    return {
+        "doc": doc,
+        "blocks": page,
+        "total": len(records),
+        "next": str(following) if following < len(records) else None,
+    }
+
+
+def _keys(record: Mapping[str, Any]) -> set[str]:
+    ref = record.get("ref") or {}
+    return {str(ref.get("block", "")), str(record.get("key", "")), str(record.get("id", ""))}
+
+
+def _cursor(value: Any) -> int:
+    if value in (None, ""):
+        return 0
+    try:
+        found = int(str(value))
+    except ValueError:
+        found = -1
+    if found < 0:
+        raise _refused("invalid", f"cursor {value!r} is not one a read returned", field="cursor")
+    return found
+
+
+def apply_edits(arguments: Arguments, caller: Caller) -> Payload:
+    from kapi.core.change import wire
+    from kapi.host.actor import ResolvedActor
+    from kapi.host.apply import apply_change_set
+
+    change_set = {k: v for k, v in arguments.items() if k != "project"}
+    with _workspace(caller, arguments) as workspace:
+        outcome = apply_change_set(
+            json.dumps(change_set), actor=ResolvedActor(caller.actor), workspace=workspace
+        )
+    payload: Payload = wire.encode_result(outcome.result)
+    if payload.get("status") not in ("applied", "previewed"):
+        raise ToolRefused(payload)
+    return payload
+
+
+def describe_format(arguments: Arguments, caller: Caller) -> Payload:
+    from kapi.host.formats import describe_format as describe
+    from kapi.host.formats import format_of
+
+    name = arguments.get("format")
+    doc = arguments.get("doc")
+    if bool(name) == bool(doc):
+        raise _refused("invalid", "give format or doc, one of them")
+    try:
+        if doc:
+            name = format_of(doc)
+        return describe(str(name))
+    except KapiError as err:
+        raise _refused(getattr(err, "code", "error"), str(err)) from None
+
+
+def detect_format(arguments: Arguments, caller: Caller) -> Payload:
+    from kapi.host.formats import format_of, list_formats
+
+    path = arguments["path"]
+    try:
+        name = format_of(path)
+    except KapiError as err:
+        raise _refused(getattr(err, "code", "unsupported"), str(err)) from None
+    info = next((f for f in list_formats() if f.name == name), None)
+    return {
+        "format": name,
+        "extensions": list(info.extensions) if info else [],
+        "has_reader": bool(info and info.reader),
+        "has_writer": bool(info and info.writer),
+    }
+
+
+def list_formats(arguments: Arguments, caller: Caller) -> Payload:
+    from kapi.host.formats import list_formats as formats
+    from kapi.host.wire import encode
+
+    return {"formats": encode(formats())}
+
+
+def _check(request: Any, caller: Caller, arguments: Arguments) -> Payload:
+    from kapi.core.check.report import encode_report
+    from kapi.host.check import run_check
+
+    with _workspace(caller, arguments) as workspace:
+        try:
+            outcome = run_check(request, workspace)
+        except KapiError as err:
+            raise _refused(getattr(err, "code", "error"), str(err)) from None
+    report: Payload = encode_report(outcome.report)
+    return report
+
+
+def _limits(arguments: Arguments) -> dict[str, Any]:
+    return {
+        "forbid": _strings(arguments, "forbid"),
+        "require": _strings(arguments, "require"),
+        "max_chars": int(arguments.get("max_chars") or 0),
+        "max_words": int(arguments.get("max_words") or 0),
+        "profile": arguments.get("profile_file") or arguments.get("profile_pack") or "",
+    }
+
+
+def check_file(arguments: Arguments, caller: Caller) -> Payload:
+    from kapi.host.check import CheckRequest
+
+    file = arguments.get("file")
+    diff_range = arguments.get("diff_range")
+    diff_modes = [arguments.get("diff"), arguments.get("diff_against") or diff_range]
+    diff_modes.append(arguments.get("staged") or None)
+    if sum(1 for mode in diff_modes if mode) > 1:
+        raise _refused("invalid", "diff, diff_against/diff_range and staged exclude one another")
+    diffed = any(diff_modes)
+    if not file and not diffed:
+        raise _refused("invalid", "give file, or a diff mode (diff, diff_against, staged)")
+    if diffed and (arguments.get("target") or arguments.get("validate") not in (None, "off")):
+        raise _refused("invalid", "a diff-scoped check takes neither target nor validate")
+    try:
+        request = CheckRequest(
+            files=(file,) if file and not diffed else (),
+            diff_against=arguments.get("diff_against") or diff_range or None,
+            diff_text=arguments.get("diff"),
+            staged=bool(arguments.get("staged")),
+            target=arguments.get("target"),
+            target_lang=arguments.get("target_lang"),
+            dnt=_strings(arguments, "dnt"),
+            **_limits(arguments),
+        )
+    except KapiError as err:
+        raise _refused("invalid", str(err)) from None
+    return _check(request, caller, arguments)
+
+
+def check_text(arguments: Arguments, caller: Caller) -> Payload:
+    from kapi.host.check import CheckRequest
+
+    context_path = arguments.get("context_path")
+    if context_path and (arguments.get("profile_file") or arguments.get("profile_pack")):
+        raise _refused("invalid", "context_path takes the voice of its folder: omit profile_*")
+    request = CheckRequest(
+        files=(context_path,) if context_path else (),
+        text=arguments["text"],
+        format_name="markdown" if not context_path else None,
+        **_limits(arguments),
+    )
+    return _check(request, caller, arguments)
+
+
+def stats(arguments: Arguments, caller: Caller) -> Payload:
+    from kapi.host.inputs import inputs_for
+    from kapi.host.stats import StatsRequest, run_stats
+    from kapi.host.wire import encode
+
+    with _workspace(caller, arguments) as workspace:
+        try:
+            paths = inputs_for(_strings(arguments, "files"), workspace, stdin_is_terminal=True)
+            request = StatsRequest(paths=tuple(paths), format_name=arguments.get("format"))
+            result = run_stats(request, workspace)
+        except KapiError as err:
+            raise _refused(getattr(err, "code", "error"), str(err)) from None
+    payload: Payload = encode(result.counts)
+    return payload
+
+
+# --- context ------------------------------------------------------------------------------
+
+
+def context_read(arguments: Arguments, caller: Caller) -> Payload:
+    text, mime = read_context_text(arguments, caller)
+    return {"uri": f"context://{arguments['path']}", "mime_type": mime, "text": text}
+
+
+def read_context_text(arguments: Arguments, caller: Caller) -> tuple[str, str]:
+    """The context text at a path (or ``profile/<name>``): Markdown, or JSON when asked."""
+    from kapi.host.context import ContextReadRequest, read_context
+
+    path = str(arguments["path"])
+    kind = str(arguments.get("format") or "markdown").lower()
+    if kind not in ("", "markdown", "md", "text", "json"):
+        raise _refused("invalid", f"format {kind!r}: use markdown or json", field="format")
+    request = (
+        ContextReadRequest(profile=path.removeprefix("profile/"))
+        if path.startswith("profile/")
+        else ContextReadRequest(path=path.removeprefix("./"))
+    )
+    with _workspace(caller, arguments) as workspace:
+        try:
+            answer = read_context(request, workspace)
+        except KapiError as err:
+            raise _refused(getattr(err, "code", "error"), str(err)) from None
+    if kind == "json":
+        return json.dumps(answer.encoded(), ensure_ascii=False, indent=2), "application/json"
+    return answer.markdown(), "text/markdown"
+
+
+def context_search(arguments: Arguments, caller: Caller) -> Payload:
+    from kapi.host.context import ContextSearchRequest, search_context
+
+    request = ContextSearchRequest(
+        query=arguments["query"],
+        locale=arguments.get("locale") or "",
+        limit=int(arguments.get("limit") or 10),
+    )
+    with _workspace(caller, arguments) as workspace:
+        try:
+            result = search_context(request, workspace)
+        except KapiError as err:
+            raise _refused(getattr(err, "code", "error"), str(err)) from None
+    payload: Payload = result.encoded()
+    return payload
+
+
+def context_note(arguments: Arguments, caller: Caller) -> Payload:
+    from kapi.host.context_ops import ContextNoteRequest, note_context
+
+    request = ContextNoteRequest(
+        actor=caller.actor,
+        text=arguments.get("text") or "",
+        term=arguments.get("term") or "",
+        instead_of=_strings(arguments, "instead_of"),
+        from_=arguments.get("from") or "",
+        to=arguments.get("to") or "",
+        suggest=bool(arguments.get("suggest")),
+        advisory=bool(arguments.get("advisory")),
+        withdraw=arguments.get("withdraw") or arguments.get("operation") or "",
+        path=arguments.get("path") or "",
+        unit=arguments.get("block") or "",
+        quote=arguments.get("quote") or "",
+        note=arguments.get("note") or "",
+    )
+    with _workspace(caller, arguments, needs_project=True) as workspace:
+        try:
+            recorded = note_context(request, workspace)
+        except KapiError as err:
+            raise _refused(getattr(err, "code", "error"), str(err)) from None
+    payload: Payload = recorded.encoded()
+    return payload
+
+
+def context_correct(arguments: Arguments, caller: Caller) -> Payload:
+    return context_note(arguments, caller)
+
+
+def context_observe(arguments: Arguments, caller: Caller) -> Payload:
+    return context_note(arguments, caller)
+
+
+def context_withdraw(arguments: Arguments, caller: Caller) -> Payload:
+    return context_note({**arguments, "withdraw": arguments["operation"]}, caller)
+
+
+def context_session_summary(arguments: Arguments, caller: Caller) -> Payload:
+    from kapi.host.context_ops import ContextSessionRequest, session_summary
+
+    request = ContextSessionRequest(session=arguments.get("session") or caller.session)
+    with _workspace(caller, arguments, needs_project=True) as workspace:
+        try:
+            summary = session_summary(request, workspace)
+        except KapiError as err:
+            raise _refused(getattr(err, "code", "error"), str(err)) from None
+    payload: Payload = summary.encoded()
+    return payload
+
+
+HANDLERS: dict[str, Callable[[Arguments, Caller], Payload]] = {
+    "read_blocks": read_blocks,
+    "apply_edits": apply_edits,
+    "describe_format": describe_format,
+    "detect_format": detect_format,
+    "list_formats": list_formats,
+    "check_file": check_file,
+    "check_text": check_text,
+    "stats": stats,
+    "context_read": context_read,
+    "context_search": context_search,
+    "context_note": context_note,
+    "context_observe": context_observe,
+    "context_correct": context_correct,
+    "context_withdraw": context_withdraw,
+    "context_session_summary": context_session_summary,
+}
+
+
+def handles(name: str) -> bool:
+    return name in HANDLERS
+
+
+def call_tool(name: str, arguments: Arguments, caller: Caller) -> Payload:
+    """Run one tool; :class:`ToolRefused` when it refuses, with the error payload."""
+    handler = HANDLERS.get(name)
+    if handler is None:
+        raise _refused("unsupported", f"{name} is not served by this kapi yet")
+    return handler(arguments, caller)

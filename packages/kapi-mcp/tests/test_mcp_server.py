@@ -1,0 +1,345 @@
+"""The real ``kapi mcp`` over stdio, driven by the MCP SDK's own client as an agent host does."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[3]
+EXAMPLE = ROOT / "examples" / "shop"
+KAPI = str(Path(sys.executable).with_name("kapi"))
+CONFORMANCE = ROOT / "tests" / "conformance" / "neokapi-mcp-v1"
+WRITING = {
+    "context_read",
+    "context_search",
+    "context_note",
+    "context_session_summary",
+    "check_file",
+    "read_blocks",
+    "apply_edits",
+    "describe_format",
+}
+
+
+def _env(home: Path) -> dict[str, str]:
+    return {"PATH": str(Path(sys.executable).parent) + ":/usr/bin:/bin", "HOME": str(home)}
+
+
+def run(
+    cwd: Path,
+    body: Callable[[Any], Awaitable[Any]],
+    *args: str,
+    client_name: str = "test-agent",
+) -> Any:
+    """Start ``kapi mcp ARGS`` in ``cwd``, connect the SDK client, run ``body(client)``."""
+    import mcp_types as types
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    async def main() -> Any:
+        params = StdioServerParameters(
+            command=KAPI, args=["mcp", *args], cwd=str(cwd), env=_env(cwd)
+        )
+        async with Client(
+            params,
+            mode="legacy",
+            client_info=types.Implementation(name=client_name, version="1.0"),
+        ) as client:
+            return await body(client)
+
+    return asyncio.run(main())
+
+
+def payload(result: Any) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(result.content[0].text)
+    assert data == result.structured_content
+    return data
+
+
+@pytest.fixture
+def shop(tmp_path: Path) -> Path:
+    root = tmp_path / "shop"
+    shutil.copytree(EXAMPLE, root)
+    return root
+
+
+def test_initialize_sends_the_writing_habits_and_the_default_list_is_the_writing_set(shop):
+    async def body(client):
+        tools = await client.list_tools()
+        templates = await client.list_resource_templates()
+        return client.instructions, {t.name for t in tools.tools}, templates
+
+    instructions, names, templates = run(shop, body)
+    assert names == WRITING
+    words = len(instructions.split())
+    assert words <= 145, words
+    assert "\u2014" not in instructions
+    for banned in ("portal", "voice_guide", "term_lookup", "external-command", "kapi up"):
+        assert banned not in instructions
+    mentioned = re.findall(
+        r"\b(?:context|check)_[a-z_]+\b|\b(?:read_blocks|apply_edits|describe_format)\b",
+        instructions,
+    )
+    assert mentioned and set(mentioned) <= WRITING
+    for habit in (
+        "`AGENTS.md and CLAUDE.md`",
+        "`from, to, path`",
+        "`withdraw`",
+        "`A person decides what becomes a rule`",
+        "name",
+        "spelling variety",
+        "two ways",
+    ):
+        assert habit in instructions
+    assert re.search(r"your (own )?text does not", instructions)
+    assert not re.search(
+        r"(?i)before (you change|you write|writing|every)[^.]*context_read", instructions
+    )
+    assert sorted(t.uri_template for t in templates.resource_templates) == [
+        "context://profile/{name}{?format,project}",
+        "context://{+path}{?format,project}",
+    ]
+
+
+def test_an_unknown_tool_set_fails_at_start_with_the_list(shop):
+    done = subprocess.run(
+        [KAPI, "mcp", "--tools", "writing,bogus"],
+        cwd=shop,
+        env=_env(shop),
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=30,
+    )
+    assert done.returncode == 2
+    assert "unknown tool set 'bogus'" in done.stderr
+    assert "writing, content, translation, review, all" in done.stderr
+
+
+def _normalised(schema: dict[str, Any]) -> dict[str, Any]:
+    def kind(value: dict[str, Any]) -> Any:
+        found = value.get("type")
+        return tuple(sorted(found)) if isinstance(found, list) else found
+
+    return {
+        "properties": {k: kind(v) for k, v in (schema.get("properties") or {}).items()},
+        "required": sorted(schema.get("required") or []),
+    }
+
+
+def test_all_tools_extend_the_reference_servers_frozen_surface(shop):
+    frozen = json.loads((CONFORMANCE / "mcp_tools.frozen.json").read_text())["tools"]
+
+    async def body(client):
+        return (await client.list_tools()).tools
+
+    served = {t.name: t.input_schema for t in run(shop, body, "--tools", "all")}
+    for tool in frozen:
+        name = tool["name"]
+        assert name in served, f"{name} is no longer served"
+        mine, theirs = _normalised(served[name]), _normalised(tool["input_schema"])
+        for prop, kind in theirs["properties"].items():
+            assert prop in mine["properties"], f"{name}.{prop} was removed"
+            if name != "apply_edits":
+                assert mine["properties"][prop] == kind, (name, prop)
+        assert set(mine["required"]) <= set(theirs["required"]) | set(), (name, mine["required"])
+    # the recording tools of the generation before context_note are served only under all
+    assert {"context_observe", "context_correct", "context_withdraw"} <= set(served)
+
+
+def test_the_edit_loop_read_apply_stale_and_a_refused_decide(shop):
+    async def body(client):
+        page = payload(await client.call_tool("read_blocks", {"doc": "locales/en.json"}))
+        first = page["blocks"][0]
+        edit = {
+            "ops": [
+                {
+                    "op": "replace_text",
+                    "at": first["ref"],
+                    "if_match": first["rev"],
+                    "edits": [{"find": first["text"], "text": "Start"}],
+                }
+            ]
+        }
+        applied = await client.call_tool("apply_edits", edit)
+        again = await client.call_tool("apply_edits", edit)
+        decide = await client.call_tool(
+            "apply_edits",
+            {
+                "ops": [
+                    {
+                        "op": "decide",
+                        "at": {**first["ref"], "edition": "fr"},
+                        "if_match": first["editions"]["fr"]["rev"],
+                        "outcome": "establish",
+                        "score": 90,
+                    }
+                ]
+            },
+        )
+        return first, applied, again, decide
+
+    first, applied, again, decide = run(shop, body)
+    assert first["ref"]["block"] == "nav.home" and first["rev"].startswith("r:")
+    assert not applied.is_error, applied.content[0].text
+    assert payload(applied)["status"] == "applied"
+    assert json.loads((shop / "locales/en.json").read_text())["nav"]["home"] == "Start"
+    assert again.is_error
+    stale = payload(again)["ops"][0]["error"]
+    assert stale["code"] == "stale"
+    assert decide.is_error
+    assert payload(decide)["ops"][0]["error"]["code"] == "not_permitted"
+
+
+def test_undeclared_arguments_and_wrong_types_are_error_results_naming_them(shop):
+    async def body(client):
+        actor = await client.call_tool(
+            "read_blocks", {"doc": "locales/en.json", "actor": {"kind": "person"}}
+        )
+        wrong = await client.call_tool("read_blocks", {"doc": 3})
+        outside = await client.call_tool("read_blocks", {"doc": "../../etc/passwd"})
+        broken = await client.call_tool("apply_edits", {"ops": [{"op": "set_content"}]})
+        return actor, wrong, outside, broken
+
+    actor, wrong, outside, broken = run(shop, body)
+    assert actor.is_error and "actor" in payload(actor)["message"]
+    assert wrong.is_error and payload(wrong)["code"] == "invalid"
+    assert outside.is_error and "outside the project" in payload(outside)["message"]
+    assert str(shop.parent) not in outside.content[0].text  # no path beyond the root is shown
+    assert broken.is_error and payload(broken)["code"] == "invalid"
+
+
+def test_check_file_answers_what_kapi_check_json_answers(shop):
+    (shop / "docs" / "clean.md").write_text("# Clean\n\nOpen your basket to pay.\n")
+
+    async def body(client):
+        failing = payload(await client.call_tool("check_file", {"file": "docs/getting-started.md"}))
+        passing = payload(await client.call_tool("check_file", {"file": "docs/clean.md"}))
+        return failing, passing
+
+    failing, passing = run(shop, body)
+    for report, file in ((failing, "docs/getting-started.md"), (passing, "docs/clean.md")):
+        cli = subprocess.run(
+            [KAPI, "check", file, "--json"],
+            cwd=shop,
+            env=_env(shop),
+            capture_output=True,
+            text=True,
+        )
+        expected = json.loads(cli.stdout)
+        assert report["verdict"] == expected["verdict"]
+        assert [f["rule"] for f in report["findings"]] == [f["rule"] for f in expected["findings"]]
+    assert failing["verdict"] == "failed" and passing["verdict"] == "passed"
+
+
+def test_a_note_recorded_in_one_server_is_visible_to_the_next_and_is_the_agents(shop):
+    async def note(client):
+        recorded = await client.call_tool(
+            "context_note",
+            {"term": "basket", "instead_of": ["trolley"], "path": "docs/getting-started.md"},
+        )
+        summary = payload(await client.call_tool("context_session_summary", {}))
+        return recorded, summary
+
+    recorded, summary = run(shop, note, client_name="claude-code")
+    assert not recorded.is_error, recorded.content[0].text
+    noted = payload(recorded)
+    assert noted["status"] in ("suggested", "contested")
+    assert summary["session"] == noted["session"] and summary["session"].startswith("s")
+
+    async def look(client):
+        return payload(await client.call_tool("context_search", {"query": "basket"}))
+
+    found = run(shop, look)
+    assert "basket" in json.dumps(found)
+    log = subprocess.run(
+        [KAPI, "context", "log", "--json"], cwd=shop, env=_env(shop), capture_output=True, text=True
+    )
+    assert '"agent"' in log.stdout and "claude-code" in log.stdout
+
+
+def test_one_server_answers_for_two_projects_and_refuses_a_path_in_none(shop, tmp_path):
+    other = tmp_path / "other"
+    shutil.copytree(EXAMPLE, other)
+    (other / "docs" / "getting-started.md").write_text("# Other\n\nA clean page.\n")
+    loose = tmp_path / "loose"
+    loose.mkdir()
+
+    async def body(client):
+        here = payload(await client.call_tool("check_file", {"file": "docs/getting-started.md"}))
+        there = payload(
+            await client.call_tool(
+                "check_file", {"file": "docs/getting-started.md", "project": str(other)}
+            )
+        )
+        none = await client.call_tool("context_note", {"text": "x", "project": str(loose)})
+        return here, there, none
+
+    here, there, none = run(shop, body)
+    assert here["verdict"] == "failed" and there["verdict"] == "passed"
+    assert none.is_error and "no kapi.yaml" in payload(none)["message"]
+
+
+def test_the_context_resource_is_the_same_text_as_context_read(shop):
+    async def body(client):
+        read = payload(await client.call_tool("context_read", {"path": "docs/getting-started.md"}))
+        resource = await client.read_resource("context://docs/getting-started.md")
+        return read, resource
+
+    read, resource = run(shop, body)
+    assert resource.contents[0].text == read["text"]
+    assert read["mime_type"] == "text/markdown"
+
+
+@pytest.mark.parametrize("version", ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"])
+def test_the_handshake_of_each_protocol_version_is_answered(shop, version):
+    message = {
+        "jsonrpc": "2.0",
+        "method": "initialize",
+        "params": {
+            "protocolVersion": version,
+            "capabilities": {},
+            "clientInfo": {"name": "test", "version": "1.0"},
+        },
+        "id": 1,
+    }
+    for command in ([KAPI, "mcp"], [str(Path(KAPI).with_name("kapi-mcp"))]):
+        done = subprocess.run(
+            command,
+            cwd=shop,
+            env=_env(shop),
+            input=json.dumps(message) + "\n",
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        answer = json.loads(done.stdout.splitlines()[0])
+        assert answer["result"]["protocolVersion"] == version
+        assert answer["result"]["serverInfo"]["name"] == "kapi"
+        assert "context_note" in answer["result"]["instructions"]
+
+
+def test_describe_and_detect_format_with_the_content_set(shop):
+    async def body(client):
+        names = {t.name for t in (await client.list_tools()).tools}
+        detected = payload(await client.call_tool("detect_format", {"path": "locales/en.json"}))
+        described = payload(await client.call_tool("describe_format", {"doc": "locales/en.json"}))
+        neither = await client.call_tool("describe_format", {})
+        unknown = await client.call_tool("detect_format", {"path": "notes.qqq"})
+        return names, detected, described, neither, unknown
+
+    names, detected, described, neither, unknown = run(shop, body, "--tools", "writing,content")
+    assert {"check_text", "detect_format"} <= names and "translate" not in names
+    assert detected["has_reader"] and detected["has_writer"] and ".json" in detected["extensions"]
+    assert described["ops"]["set_content"] is not None
+    assert neither.is_error and "one of them" in payload(neither)["message"]
+    assert unknown.is_error
