@@ -487,3 +487,34 @@ def test_outside_a_project_the_context_says_to_run_kapi_init(tmp_path):
             read_context(ContextReadRequest(path="a.md"), ws)
         with pytest.raises(HostError, match="kapi init"):
             note_context(ContextNoteRequest(actor=ONE, text="x", path="a.md"), ws)
+
+
+def test_the_json_answer_has_the_fields_of_the_contract(project):
+    quickcast(project)
+    note(project, TWO, term="sign in", instead_of=("log in",), path="docs/guide.md")
+    review(project, keep=(quickcast(project, TWO),))
+    with workspace(project) as ws:
+        data = read_context(ContextReadRequest(path="docs/guide.md"), ws).encoded()
+    assert set(data) == {
+        "point", "scope", "coverage", "provenance", "voice", "voice_brief", "constraints",
+        "terms", "terms_total", "rules", "rules_total", "suggestions", "profiles",
+        "attention", "notes", "notice", "keep",
+    }  # fmt: skip
+    assert set(data["point"]) == {
+        "path",
+        "profile",
+        "channel",
+        "collection",
+        "ref",
+        "coordinates",
+        "default",
+    }
+    assert set(data["rules"][0]) == {"say", "also", "not", "note", "locale", "from", "advisory"}
+    assert set(data["suggestions"][0]) == {
+        "operation", "kind", "status", "contested_by", "term", "forms", "replacement",
+        "advisory", "text", "note", "suggested_by", "session", "at", "evidence", "standing",
+    }  # fmt: skip
+    assert set(data["terms"][0]) >= {
+        "concept_id", "term", "locale", "status", "definition", "domain", "replacement",
+        "discouraged", "valid_from", "valid_to", "uses", "use_blocks", "top_uses",
+    }  # fmt: skip
