@@ -17,7 +17,7 @@ import pytest
 from kapi.core.change.read import ReadPage
 from kapi.core.change.wire import encode_read_page
 from kapi.host.inspect import InspectRequest, run_inspect
-from kapi.host.wire import encode_read_records, read_records_json
+from kapi.host.wire import encode_read_records, read_records_json, read_records_json_chunks
 from kapi.host.workspace import open_workspace
 
 FIXTURES = Path(__file__).resolve().parents[2] / "kapi-formats" / "tests" / "fixtures"
@@ -39,6 +39,9 @@ def _both(records: tuple) -> None:
         # And the text written without the dicts is the C encoder's, character for character.
         compact = json.dumps(fast, ensure_ascii=False, separators=(",", ":"))
         assert read_records_json(records, inspect=inspect) == compact
+        for size in (1, 2, 3):  # in pieces, as kapi inspect writes them
+            pieces = list(read_records_json_chunks(records, inspect=inspect, size=size))
+            assert "".join(pieces) == compact
 
 
 def test_the_fixtures_are_there():

@@ -122,7 +122,7 @@ def inspect(files: tuple[str, ...], jsonl: bool, source_lang: str, format_name: 
         if jsonl or pretty():
             emit_json(result.encoded(), jsonl=jsonl)
         else:
-            emit_json_text(result.encoded_json())
+            emit_json_text(result.encoded_json_chunks())
     for failure in result.failures:
         warn(f"Error: {failure.message}")
     sys.exit(result.exit_code)

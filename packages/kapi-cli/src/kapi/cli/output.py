@@ -13,7 +13,7 @@ import gc
 import json
 import re
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, NoReturn
 
@@ -103,12 +103,14 @@ def emit_json(value: Any, *, jsonl: bool = False) -> None:
     _say_utf8(json_text(value))
 
 
-def emit_json_text(text: str) -> None:
-    """Print JSON text made elsewhere (compact, as :func:`json_text` makes it) on stdout."""
-    _say_utf8(text)
+def emit_json_text(pieces: Iterable[str]) -> None:
+    """Print JSON text made elsewhere, piece by piece as it is made, and a newline on stdout."""
+    for piece in pieces:
+        _say_utf8(piece, nl=False)
+    click.echo(b"")
 
 
-def _say_utf8(text: str) -> None:
+def _say_utf8(text: str, *, nl: bool = True) -> None:
     """``text`` and a newline as UTF-8 bytes on stdout, lone surrogates escaped.
 
     Bytes go to the binary stream as they are, where click would look for
@@ -119,7 +121,7 @@ def _say_utf8(text: str) -> None:
         data = text.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate, read from a file that spells one
         data = printable(text).encode("utf-8")
-    click.echo(data)
+    click.echo(data, nl=nl)
 
 
 def warn(message: str) -> None:

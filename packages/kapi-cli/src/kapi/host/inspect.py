@@ -6,6 +6,7 @@ editions, and each record names the own edition by language.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from attrs import frozen
@@ -48,9 +49,13 @@ class InspectResult:
 
     def encoded_json(self) -> str:
         """:meth:`encoded` as compact JSON text (``","``/``":"``), written without the dicts."""
-        from kapi.host.wire import read_records_json
+        return "".join(self.encoded_json_chunks())
 
-        return read_records_json(self.records, inspect=True)
+    def encoded_json_chunks(self) -> Iterator[str]:
+        """:meth:`encoded_json` in pieces, for a door that sends them on as they are made."""
+        from kapi.host.wire import read_records_json_chunks
+
+        return read_records_json_chunks(self.records, inspect=True)
 
 
 def run_inspect(request: InspectRequest, workspace: Workspace) -> InspectResult:

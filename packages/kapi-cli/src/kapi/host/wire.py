@@ -14,7 +14,7 @@ result equal to the contract converter's on every format's fixtures.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from enum import Enum
 from functools import cache
 from typing import TYPE_CHECKING, Any
@@ -28,7 +28,13 @@ if TYPE_CHECKING:
 
     converter: cattrs.Converter
 
-__all__ = ["converter", "encode", "encode_read_records", "read_records_json"]
+__all__ = [
+    "converter",
+    "encode",
+    "encode_read_records",
+    "read_records_json",
+    "read_records_json_chunks",
+]
 
 
 @cache
@@ -243,13 +249,22 @@ def read_records_json(records: Iterable[BlockRead], *, inspect: bool = True) -> 
     """The records as compact JSON text: ``json.dumps(encode_read_records(records))`` with
     ``separators=(",", ":")`` and ``ensure_ascii=False``, character for character, without
     building the dicts first."""
+    return "".join(read_records_json_chunks(records, inspect=inspect))
+
+
+def read_records_json_chunks(
+    records: Iterable[BlockRead], *, inspect: bool = True, size: int = 4096
+) -> Iterator[str]:
+    """:func:`read_records_json` in pieces of ``size`` records, so a writer can send each
+    piece on while the next is made (a million records never make one string)."""
     from kapi.core.change.read import BlockRead
 
     if inspect:
         top = _text_encoder(BlockRead, falsy=frozenset({"role", "level"}))
     else:
         top = _text_encoder(BlockRead, drop=frozenset(_INSPECT_ONLY))
-    parts = []
+    parts: list[str] = []
+    opened = False
     for record in records:
         if record.__class__ is not BlockRead:  # not a read record: the general way
             parts.append(
@@ -261,4 +276,8 @@ def read_records_json(records: Iterable[BlockRead], *, inspect: bool = True) -> 
             )
         else:
             parts.append(top(record))
-    return "[" + ",".join(parts) + "]"
+        if len(parts) >= size:
+            yield ("," if opened else "[") + ",".join(parts)
+            opened = True
+            parts = []
+    yield ("," if opened else "[") + ",".join(parts) + "]" if parts or not opened else "]"
