@@ -25,6 +25,8 @@ def translate_text(text, mode):
     """What the fake model does to one segment's text."""
     if mode == "drop":
         return TOKEN.sub("", "FR " + text)
+    if mode == "echo":
+        return text
     return "FR " + text
 
 
@@ -452,3 +454,42 @@ def test_batches_follow_the_batch_size(shop):
         len(json.loads(r["body"]["messages"][-1]["content"])["segments"]) for r in api.requests
     ]
     assert sizes and max(sizes) <= 2
+
+
+def test_a_reply_in_the_wrong_language_is_refused(shop):
+    api, env = served("openai", "echo")
+    try:
+        echoed = run(
+            shop,
+            "translate",
+            "locales/en.json",
+            "--to",
+            "fr",
+            "--provider",
+            "openai",
+            "--json",
+            env=env,
+        )
+    finally:
+        api.close()
+    assert echoed.returncode == 3
+    units = json.loads(echoed.stdout)["units"]
+    assert any("not in the target language" in u["reason"] for u in units)
+    assert "help" not in json.loads((shop / "locales/fr.json").read_text())["checkout"]
+    api, env = served("openai")
+    try:
+        latin = run(
+            shop,
+            "translate",
+            "--text",
+            "Open your cart",
+            "--to",
+            "ja",
+            "--provider",
+            "openai",
+            env=env,
+        )
+    finally:
+        api.close()
+    assert latin.returncode == 3
+    assert "script" in latin.stderr

@@ -290,3 +290,21 @@ def test_status_shape_and_exit_code(shop, tmp_path):
     (shop / "kapi.yaml").write_text("version: v9\n")
     broken = run(shop, "status")
     assert broken.returncode == 0
+
+
+def test_a_persons_translations_feed_memory_as_kapi_up_finds_them(shop):
+    assert run(shop, "up", "--provider", "pseudo", "--quiet").returncode in (0, 3)
+    found = run(shop, "memory", "search", "Your cart", "--from", "en", "--to", "fr", "--json")
+    assert json.loads(found.stdout)["matches"][0]["target"] == "Votre panier"
+    drafted = run(
+        shop,
+        "memory",
+        "search",
+        "Simply contact support if anything goes wrong.",
+        "--from",
+        "en",
+        "--to",
+        "fr",
+        "--json",
+    )
+    assert json.loads(drafted.stdout)["matches"] == []  # a tool's draft does not

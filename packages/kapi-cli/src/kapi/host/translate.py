@@ -344,7 +344,9 @@ def translate_units(
                     failed[id(pieces[segment.id][0])] = err.message
                 continue
             if provider.name != "memory":
-                for key, problem in reply_problems(batch, reply, provider.name).items():
+                for key, problem in reply_problems(
+                    batch, reply, provider.name, language=provider.name != "pseudo"
+                ).items():
                     failed.setdefault(id(pieces[key][0]), problem)
                     reply = {k: v for k, v in reply.items() if k != key}
             answers.update(reply)

@@ -179,6 +179,7 @@ def run_up(request: UpRequest, workspace: Workspace, progress: Progress | None =
         work: list[tuple[Staged, list[Any]]] = []
         review: list[UnitOutcome] = []
         adopted = []
+        feed: list[list[tuple[str, str]]] = []
         for staged in staged_docs:
             languages = [
                 lang
@@ -214,8 +215,12 @@ def run_up(request: UpRequest, workspace: Workspace, progress: Progress | None =
                     counts["current"] += 1
             if todo:
                 work.append((staged, todo))
-        if adopted and not request.plan and not request.dry_run:
-            index.put_stamps(adopted)
+            feed.extend(_person_pairs(staged, units))
+        if not request.plan and not request.dry_run:
+            if adopted:
+                index.put_stamps(adopted)
+            if feed and request.leverage:  # a person's translations feed memory as they are found
+                index.add_entries(feed, actor="tool/kapi", origin="project", at=now())
         planned = tuple(
             LanguagePlan(language=lang, **counts) for lang, counts in sorted(plans.items())
         )
@@ -286,6 +291,21 @@ def run_up(request: UpRequest, workspace: Workspace, progress: Progress | None =
         )
     finally:
         index.close()
+
+
+def _person_pairs(staged: Staged, units: Sequence[Any]) -> list[list[tuple[str, str]]]:
+    """Source/target pairs of a person's current translations whose codes agree."""
+    from kapi.core.edittext import TOKEN, render_edit_text
+
+    source_locale = staged.document.locale or "en"
+    pairs: list[list[tuple[str, str]]] = []
+    for unit in units:
+        if not unit.person or unit.state != "current" or unit.target is None:
+            continue
+        source, target = render_edit_text(unit.source), render_edit_text(unit.target)
+        if target.strip() and sorted(TOKEN.findall(source)) == sorted(TOKEN.findall(target)):
+            pairs.append([(source_locale, source), (unit.language, target)])
+    return pairs
 
 
 def voice_brief_at(workspace: Workspace, staged: Staged, language: str) -> str:
@@ -430,7 +450,7 @@ def translate_text(request: TranslateRequest, workspace: Workspace) -> Translate
             terms=terms_for(workspace, [language]).get(language, ()),
         )
         reply = provider.translate(batch)
-        check_reply(batch, reply, provider.name)
+        check_reply(batch, reply, provider.name, language=provider.name != "pseudo")
     finally:
         if index is not None:
             index.close()

@@ -90,7 +90,7 @@ class ReplyRefused(HostError):
 
 
 def reply_problems(
-    batch: TranslationBatch, reply: Mapping[str, str], provider: str
+    batch: TranslationBatch, reply: Mapping[str, str], provider: str, *, language: bool = True
 ) -> dict[str, str]:
     """Per segment, why its answer is not used: missing, not text, or a code token lost or added."""
     from collections import Counter
@@ -105,6 +105,10 @@ def reply_problems(
             continue
         if not isinstance(text, str):
             problems[segment.id] = f"{provider}: segment {segment.id!r} is not text"
+            continue
+        wrong = _wrong_language(segment.text, text, batch) if language else ""
+        if wrong:
+            problems[segment.id] = f"{provider}: segment {segment.id!r} {wrong}"
             continue
         expected = Counter(TOKEN.findall(segment.text))
         found = Counter(TOKEN.findall(text))
@@ -122,9 +126,42 @@ def reply_problems(
     return problems
 
 
-def check_reply(batch: TranslationBatch, reply: Mapping[str, str], provider: str) -> None:
-    """Refuse a reply that misses a segment or drops, adds or repeats a code token."""
-    problems = reply_problems(batch, reply, provider)
+_NON_LATIN = {
+    "ar": "\u0600-\u06ff", "fa": "\u0600-\u06ff", "he": "\u0590-\u05ff",
+    "ru": "\u0400-\u04ff", "uk": "\u0400-\u04ff", "bg": "\u0400-\u04ff",
+    "sr": "\u0400-\u04ff", "el": "\u0370-\u03ff", "hi": "\u0900-\u097f",
+    "th": "\u0e00-\u0e7f", "ja": "\u3040-\u30ff\u4e00-\u9fff", "zh": "\u4e00-\u9fff",
+    "ko": "\uac00-\ud7af\u1100-\u11ff",
+}  # fmt: skip
+
+
+def _wrong_language(source: str, reply: str, batch: TranslationBatch) -> str:
+    """Why ``reply`` looks like it is not in the target language, or ``""``.
+
+    Two signs only, so a brand name or a short label kept as it is passes: three
+    or more words given back exactly as sent, or a target language written in
+    its own script answered without one letter of that script.
+    """
+    import re
+
+    if batch.source_lang.split("-")[0] == batch.target_lang.split("-")[0]:
+        return ""
+    from kapi.core.edittext import TOKEN
+
+    words = re.findall(r"[^\W\d_]{2,}", TOKEN.sub(" ", source))
+    if len(words) >= 3 and reply.strip() == source.strip():
+        return "came back as it was sent; the reply is not in the target language"
+    script = _NON_LATIN.get(batch.target_lang.split("-")[0].lower())
+    if script and len(words) >= 1 and not re.search(f"[{script}]", TOKEN.sub(" ", reply)):
+        return f"holds no letter of {batch.target_lang}'s script; the reply is in another language"
+    return ""
+
+
+def check_reply(
+    batch: TranslationBatch, reply: Mapping[str, str], provider: str, *, language: bool = True
+) -> None:
+    """Refuse a reply that misses a segment, drops, adds or repeats a code, or is in another language."""
+    problems = reply_problems(batch, reply, provider, language=language)
     if problems:
         raise ReplyRefused(next(iter(problems.values())))
 
