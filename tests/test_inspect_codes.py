@@ -3,7 +3,8 @@
 Every code in a record's ``codes`` carries its kind, what it stands for
 (``disp``/``equiv``) and its constraints. The matrix test drives the real
 ``kapi`` executable over every format's fixtures: a code inspect calls
-deletable is dropped by a change set, one it calls not deletable is refused.
+deletable is dropped by a change set, one it calls not deletable is refused;
+likewise a code repeated once more, by what inspect says of ``cloneable``.
 """
 
 from __future__ import annotations
@@ -324,6 +325,39 @@ def test_inspect_constraints_agree_with_what_apply_accepts(
         _, holder = _holder(record)
         # ids are numbered afresh on reading: the edition holds the codes it was sent
         assert TOKEN.sub("#", holder["text"]) == TOKEN.sub("#", drop["text"]), (drop, holder)
+
+
+@pytest.mark.parametrize("source", CASES)
+def test_inspect_cloneable_agrees_with_what_a_preview_accepts(
+    source: Path | str, tmp_path: Path
+) -> None:
+    """A code repeated once more: previewed when inspect calls it cloneable, else refused."""
+    path = _place(source, tmp_path)
+    judged: set[tuple[str, bool]] = set()
+    for record in inspect(path):
+        if "set_content" not in record["ops"] or record.get("structures"):
+            continue
+        edition, holder = _holder(record)
+        if edition is not None and record["editions"][edition].get("structures"):
+            continue
+        for token, code in holder["codes"].items():
+            verdict = (code.get("type", ""), code["constraints"]["cloneable"])
+            if code["kind"] == "subblock" or verdict in judged:
+                continue
+            judged.add(verdict)
+            again = f'<x id="{token}"/>'
+            if code["kind"] == "paired":
+                again += f'again<x id="/{token}"/>'
+            at = dict(record["ref"]) | ({"edition": edition} if edition else {})
+            op = {"op": "set_content", "at": at, "if_match": holder["rev"]}
+            op["text"] = f"{holder['text']} {again}"
+            _, result = apply({"mode": "preview", "ops": [op]}, tmp_path)
+            if code["constraints"]["cloneable"]:
+                assert result["status"] == "previewed", (token, code, result)
+            else:
+                error = result["ops"][0]["error"]
+                assert (error["code"], error["subcode"]) == ("guard", "codes_changed"), error
+                assert token in error.get("found", ""), error
 
 
 def test_every_format_fixture_has_a_code_the_matrix_judges() -> None:
