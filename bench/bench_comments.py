@@ -11,7 +11,9 @@ throwaway virtual environment)
   dependency) on the same files (best of 3): files per second. codespell reads every line
   of each file for misspellings; kapi parses each file with tree-sitter, sets aside what
   is not prose, and runs its analyzers with their canaries.
-* **A sampled file**: the comments kapi reads in one file of each tree, beside the
+* **Reading alone**: ``read_comments`` over the same files in this process, the
+  parsers loaded: what the comment layer costs without starting kapi.
+* **Sampled files**: the comments kapi reads in two files of each tree, beside the
   comments a person reading the file counts as prose (counted by hand and written
   below with the reasons).
 
@@ -101,7 +103,8 @@ def main() -> None:
     version = subprocess.run(
         [str(codespell), "--version"], capture_output=True, text=True, check=False
     ).stdout.strip()
-    print(f"codespell {version}; kapi {KAPI}")
+    load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
+    print(f"codespell {version}; kapi {KAPI}; load average {load} on {os.cpu_count()} CPUs")
     print()
     print(
         f"{'tree':<26} {'files':>6} {'kapi s':>8} {'files/s':>8} {'comments':>9} "
@@ -124,6 +127,18 @@ def main() -> None:
         )
     print()
     from kapi.formats.comments import read_comments
+
+    for label, tree, suffix in trees:  # the reading alone, in this process (parsers loaded)
+        files = _files(tree, suffix)
+        read_comments(files[0].read_bytes(), files[0].name)
+        started = time.perf_counter()
+        count = sum(len(read_comments(path.read_bytes(), path.name).comments) for path in files)
+        seconds = time.perf_counter() - started
+        print(
+            f"{label}: read_comments in process {len(files) / seconds:.0f} files/s "
+            f"({count} comments)"
+        )
+    print()
 
     for sample, (hand, why) in BY_HAND.items():
         tree = next(tree for _, tree, suffix in trees if sample.endswith(suffix))

@@ -13,11 +13,15 @@ from typing import Any
 from kapi.core.format import FormatError
 from kapi.formats.comments.languages import Language
 
-__all__ = ["EXTRA_HINT", "CodeExtraMissing", "error_lines", "parse"]
+__all__ = ["EXTRA_HINT", "CodeExtraMissing", "captures", "error_lines", "parse"]
 
 EXTRA_HINT = "pip install 'kapi-formats[code]'"
 
 _PARSERS: dict[str, Any] = {}
+_QUERIES: dict[str, Any] = {}
+# The node kinds grammars give comments; a grammar has some of them.
+_COMMENT_KINDS = ("comment", "line_comment", "block_comment", "multiline_comment")
+_DOC_OWNERS = ("module", "class_definition", "function_definition")
 
 
 class CodeExtraMissing(FormatError):
@@ -46,14 +50,28 @@ def _parser(language: Language, path: str) -> Any:
         raise CodeExtraMissing(
             f"the {language.name} grammar ({language.grammar.replace('_', '-')})", path=path
         ) from None
-    parser = tree_sitter.Parser(tree_sitter.Language(getattr(grammar, language.function)()))
+    grammar_language = tree_sitter.Language(getattr(grammar, language.function)())
+    parser = tree_sitter.Parser(grammar_language)
     _PARSERS[language.name] = parser
+    kinds = [kind for kind in _COMMENT_KINDS if grammar_language.id_for_node_kind(kind, True)]
+    patterns = [f"({kind}) @comment" for kind in kinds]
+    if language.docstrings:
+        patterns += [f"({owner}) @owner" for owner in _DOC_OWNERS]
+    _QUERIES[language.name] = tree_sitter.QueryCursor(
+        tree_sitter.Query(grammar_language, " ".join(patterns))
+    )
     return parser
 
 
 def parse(language: Language, data: bytes, *, path: str = "") -> Any:
     """The syntax tree of ``data``; raises :class:`CodeExtraMissing` without the extra."""
     return _parser(language, path).parse(data)
+
+
+def captures(language: Language, tree: Any) -> dict[str, list[Any]]:
+    """The tree's comment nodes (``comment``) and docstring owners (``owner``), found in C."""
+    found: dict[str, list[Any]] = _QUERIES[language.name].captures(tree.root_node)
+    return found
 
 
 def error_lines(tree: Any, limit: int = 5) -> tuple[int, ...]:

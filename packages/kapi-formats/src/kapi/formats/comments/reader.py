@@ -16,12 +16,11 @@ from kapi.core.format import FormatError
 from kapi.formats.comments import notprose
 from kapi.formats.comments.languages import LANGUAGES, Language, language_for
 from kapi.formats.comments.model import Comment, CommentFile, Shape, Skipped, comment_digest
-from kapi.formats.comments.parser import error_lines, parse
+from kapi.formats.comments.parser import captures, error_lines, parse
 
 __all__ = ["UnsupportedLanguage", "language_of", "read_comments"]
 
 _COMMENT_NODES = frozenset({"comment", "line_comment", "block_comment", "multiline_comment"})
-_DOC_OWNERS = {"module", "class_definition", "function_definition", "decorated_definition"}
 
 
 class UnsupportedLanguage(FormatError):
@@ -66,20 +65,39 @@ class _Source:
                 f"not UTF-8 (byte {err.start}); kapi reads comments in UTF-8 source files",
                 offset=err.start,
             ) from None
-        self._chars: list[int] | None = None
-        if len(self.text) != len(data):
-            chars: list[int] = []
-            for index, char in enumerate(self.text):
-                chars.extend([index] * len(char.encode("utf-8")))
-            chars.append(len(self.text))
-            self._chars = chars
+        self.ascii = len(self.text) == len(data)
         self.line_starts = [0]
-        for index, char in enumerate(self.text):
-            if char == "\n":
-                self.line_starts.append(index + 1)
+        find = self.text.find
+        at = find("\n")
+        while at >= 0:
+            self.line_starts.append(at + 1)
+            at = find("\n", at + 1)
+        self._byte_lines: list[int] | None = None
 
     def char(self, byte: int) -> int:
-        return byte if self._chars is None else self._chars[byte]
+        if self.ascii:
+            return byte
+        if self._byte_lines is None:  # each line's first byte, once, for a file that is not ASCII
+            self._byte_lines = [0]
+            find = self.data.find
+            at = find(b"\n")
+            while at >= 0:
+                self._byte_lines.append(at + 1)
+                at = find(b"\n", at + 1)
+        from bisect import bisect_right
+
+        line = bisect_right(self._byte_lines, byte) - 1
+        start = self._byte_lines[line]
+        return self.line_starts[line] + len(self.data[start:byte].decode("utf-8", "ignore"))
+
+    def byte(self, char: int) -> int:
+        if self.ascii:
+            return char
+        line = self.line_of(char) - 1
+        start = self.line_starts[line]
+        self.char(0)
+        assert self._byte_lines is not None
+        return self._byte_lines[line] + len(self.text[start:char].encode("utf-8"))
 
     def line_of(self, char: int) -> int:
         from bisect import bisect_right
@@ -137,28 +155,29 @@ class _Reader:
     def nodes(self, tree: Any) -> tuple[list[_Node], int]:
         """Comment and docstring nodes in file order, and where the first code starts."""
         found: list[_Node] = []
-        first_code = len(self.source.text)
-        stack = [tree.root_node]
-        while stack:
-            node = stack.pop()
-            kind = node.type
-            if kind in _COMMENT_NODES or ("comment" in kind and not node.children):
-                found.append(_Node(self.source.char(node.start_byte), self._end(node), "comment"))
-                continue
-            if self.language.docstrings and kind in _DOC_OWNERS:
-                doc = _docstring(node)
-                if doc is not None:
-                    found.append(
-                        _Node(
-                            self.source.char(doc.start_byte),
-                            self.source.char(doc.end_byte),
-                            "docstring",
-                            doc,
-                        )
+        caught = captures(self.language, tree)
+        spans: list[tuple[int, int]] = []
+        for node in sorted(caught.get("comment", ()), key=lambda n: (n.start_byte, -n.end_byte)):
+            if spans and node.start_byte < spans[-1][1]:
+                continue  # a node inside a comment (a doc marker) is part of it
+            spans.append((node.start_byte, node.end_byte))
+            found.append(_Node(self.source.char(node.start_byte), self._end(node), "comment"))
+        for owner in caught.get("owner", ()):
+            doc = _docstring(owner)
+            if doc is not None:
+                found.append(
+                    _Node(
+                        self.source.char(doc.start_byte),
+                        self.source.char(doc.end_byte),
+                        "docstring",
+                        doc,
                     )
-            if node.is_named and node.parent is not None and not node.children:
-                first_code = min(first_code, self.source.char(node.start_byte))
-            stack.extend(reversed(node.children))
+                )
+        first_code = len(self.source.text)
+        for child in tree.root_node.named_children:
+            if child.type not in _COMMENT_NODES:
+                first_code = self.source.char(child.start_byte)
+                break
         found.sort(key=lambda n: n.start)
         return found, first_code
 
@@ -415,7 +434,7 @@ class _Reader:
         self.keys[key] = count
         if count > 1:
             key = f"{key}.{count}"
-        byte_start = len(self.source.text[:start].encode("utf-8"))
+        byte_start = self.source.byte(start)
         byte_end = byte_start + len(raw.encode("utf-8"))
         return Comment(
             key=key,
