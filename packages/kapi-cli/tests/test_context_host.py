@@ -518,3 +518,19 @@ def test_the_json_answer_has_the_fields_of_the_contract(project):
         "concept_id", "term", "locale", "status", "definition", "domain", "replacement",
         "discouraged", "valid_from", "valid_to", "uses", "use_blocks", "top_uses",
     }  # fmt: skip
+
+
+def test_a_persons_correction_takes_a_rule_out_of_force_until_it_is_kept_again(project):
+    op = quickcast(project)
+    review(project, keep=(op,))
+    assert any(rule == "terms.vocabulary" for rule, _, _ in findings(project))
+    reversal = note(
+        project, PERSON, from_="Quickcast", to="Quick cast", suggest=True, path="docs/guide.md"
+    )
+    assert reversal.status == "contested" and reversal.contested_by == (op,)
+    found = findings(project)
+    assert not any(fails for _, fails, _ in found)  # out of the store: it no longer fails
+    with pytest.raises(ContextRefused, match="--choose"):
+        review(project, keep=(reversal.operation,))
+    review(project, keep=(op,))
+    assert any(rule == "terms.vocabulary" for rule, _, _ in findings(project))

@@ -368,3 +368,18 @@ def test_a_dropped_suggestion_has_nothing_left_to_decide():
     log.add(OpKind.DROP, PERSON, target=one.id)
     with pytest.raises(ContextRefused, match="is dropped"):
         decision_refusal(OpKind.KEEP, fold(log.records).entry(one.id))
+
+
+def test_a_rule_contested_by_a_persons_correction_may_be_kept_again_the_correction_not():
+    log = MemoryLog()
+    rule = log.rule(AGENT_A, "sign in", "log in")
+    log.add(OpKind.KEEP, PERSON, target=rule.id)
+    reversal = log.add(
+        OpKind.CORRECT,
+        PERSON,
+        subject=Subject(kind="term", term=TermRule(term="sign in", replacement="log in")),
+    )
+    folded = fold(log.records)
+    decision_refusal(OpKind.KEEP, folded.entry(rule.id))
+    with pytest.raises(ContextRefused, match="--choose"):
+        decision_refusal(OpKind.KEEP, folded.entry(reversal.id))

@@ -61,7 +61,11 @@ def person_decides(
 
 
 def decision_refusal(kind: OpKind, target: Entry) -> None:
-    """Refuse a decision the target's status does not allow, saying what to do instead."""
+    """Refuse a decision the target's status does not allow, saying what to do instead.
+
+    A contested suggestion is chosen, not kept; a rule a person kept and a later
+    correction of a person's contests may be kept again.
+    """
     ref = f"#{target.record.short}"
     status = target.status
     if status in (Status.WITHDRAWN, Status.DROPPED, Status.RESET):
@@ -74,7 +78,7 @@ def decision_refusal(kind: OpKind, target: Entry) -> None:
             f"{ref} is established, no longer a suggestion: a person drops it with "
             f"`kapi context review --drop {ref}`"
         )
-    if kind == OpKind.KEEP and status == Status.CONTESTED:
+    if kind == OpKind.KEEP and status == Status.CONTESTED and not target.decided_by:
         rivals = " ".join("#" + r.removeprefix("terms:")[:10] for r in target.contested_by)
         raise ContextRefused(
             f"{ref} is contested by {rivals}: keep one of them with "
