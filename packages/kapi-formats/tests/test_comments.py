@@ -308,3 +308,30 @@ def test_a_rest_title_underline_is_not_a_code_fence():
     comment = found.comments[0]
     code = "".join(comment.text[a:b] for a, b in comment.codes)
     assert "This module" not in code
+
+
+@pytest.mark.parametrize(
+    ("name", "source", "key"),
+    [
+        ("a.py", "def f():\r\n    # Old words here\r\n    # and more.\r\n    return 1\r\n", "L2"),
+        ("a.ts", "/**\r\n * Old words.\r\n * More.\r\n */\r\nlet a = 1;\r\n", "L1"),
+    ],
+)
+def test_a_file_with_crlf_lines_keeps_them(name, source, key):
+    text = "New words that run long enough to be wrapped onto a second line of the comment."
+    out = rewritten(source, name, key, text + "\n\nMore.")
+    assert "\n" not in out.replace("\r\n", "")
+    again = read_comments(out.encode(), name).get(key)
+    assert again is not None and "\r" not in again.text
+    assert " ".join(again.text.split()) == text + " More."
+
+
+def test_positions_count_characters_after_text_that_is_not_ascii():
+    data = 'x = "café 😀"  # Ünïcode note here\n'.encode()
+    comment = read_comments(data, "a.py").comments[0]
+    assert data[comment.start : comment.end].decode() == "# Ünïcode note here"
+    assert comment.column == 15
+    text = data.decode()
+    assert text[comment.file_offset(0) :].startswith("Ünïcode")
+    out = rewrite_comment(data, comment, "Ünïcode, rewritten")
+    assert out.decode() == 'x = "café 😀"  # Ünïcode, rewritten\n'

@@ -154,4 +154,9 @@ def render_comment(comment: Comment, text: str) -> str:
 def rewrite_comment(data: bytes, comment: Comment, text: str) -> bytes:
     """``data`` with the comment's bytes replaced by :func:`render_comment`; nothing else moves."""
     rendered = render_comment(comment, text)
+    line_start = data.rfind(b"\n", 0, comment.start) + 1
+    line_end = data.find(b"\n", comment.end)
+    around = data[line_start : line_end + 1 if line_end >= 0 else len(data)]
+    if b"\r\n" in around or (b"\n" not in around and b"\r\n" in data):
+        rendered = rendered.replace("\n", "\r\n")  # the file's own line endings
     return data[: comment.start] + rendered.encode("utf-8") + data[comment.end :]
