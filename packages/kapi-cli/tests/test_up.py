@@ -235,6 +235,12 @@ def test_plan_and_dry_run_write_nothing(shop):
     assert dry.returncode in (0, 3), dry.stderr
     assert json.loads(dry.stdout)["dry_run"] is True
     assert {p: p.read_bytes() for p in (shop / "locales").iterdir()} == before
+    (shop / "locales/de.json").unlink()
+    unborn = run(shop, "up", "--provider", "pseudo", "--dry-run", "--json")
+    assert unborn.returncode == 0, unborn.stderr
+    german = [u for u in json.loads(unborn.stdout)["units"] if u["language"] == "de"]
+    assert len(german) == 6 and all(u["outcome"] == "written" for u in german)
+    assert not (shop / "locales/de.json").exists()  # previewed, not started
 
 
 def test_an_interrupted_up_resumes_without_redoing_finished_work(shop):

@@ -245,7 +245,10 @@ def run_up(request: UpRequest, workspace: Workspace, progress: Progress | None =
             for unit in todo:
                 by_language.setdefault(unit.language, []).append(unit)
             for language, units in sorted(by_language.items()):
-                _seed_missing_file(workspace, staged, language, index)
+                joined = next((j for j in staged.joined if j.edition == language), None)
+                unborn = joined is not None and joined.head is None
+                if not request.dry_run:
+                    _seed_missing_file(workspace, staged, language, index)
                 if provider.name in ("openai", "anthropic"):
                     voice = voice_brief_at(workspace, staged, language)
                 made, refused = translate_units(
@@ -260,6 +263,11 @@ def run_up(request: UpRequest, workspace: Workspace, progress: Progress | None =
                     redact=request.redact,
                 )
                 outcomes.extend(refused)
+                if (
+                    request.dry_run and unborn
+                ):  # its file does not exist yet: say what it would hold
+                    outcomes.extend(_would_write(made))
+                    made = []
                 outcomes.extend(
                     write_units(
                         workspace,
@@ -357,6 +365,21 @@ def _seed_missing_file(
     )
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_bytes(source.read_bytes())
+
+
+def _would_write(made: Sequence[Any]) -> list[UnitOutcome]:
+    from kapi.core.edittext import render_edit_text
+
+    return [
+        UnitOutcome(
+            m.unit.doc,
+            m.unit.block,
+            m.unit.language,
+            "leveraged" if m.kind == "memory" else "written",
+            text=render_edit_text(m.runs),
+        )
+        for m in made
+    ]
 
 
 def _refreshed(
