@@ -204,3 +204,35 @@ def test_checking_a_document_loads_no_parser(project: Path):
         name for name in modules if name.startswith(("tree_sitter", "kapi.formats.comments."))
     }
     assert loaded <= {"kapi.formats.comments.languages"}  # the extension table, no parser
+
+
+def test_a_diff_scoped_check_reads_only_the_comments_a_change_touched(tmp_path: Path):
+    def git(*args: str) -> None:
+        subprocess.run(
+            ["git", "-c", "user.email=a@b.c", "-c", "user.name=n", *args],
+            cwd=tmp_path,
+            check=True,
+            capture_output=True,
+        )
+
+    source = tmp_path / "a.py"
+    source.write_text("# This has has a doubled word.\nx = 1\n\n# Another comment here.\ny = 2\n")
+    git("init", "-q")
+    git("add", "a.py")
+    git("commit", "-qm", "start")
+    source.write_text(
+        "# This has has a doubled word.\nx = 1\n\n# Another comment comment here.\ny = 2\n"
+    )
+    done = run(
+        "check",
+        "--comments",
+        "--diff-against",
+        "HEAD",
+        "--json",
+        cwd=tmp_path,
+        env={"KAPI_NO_PROJECT": "1"},
+    )
+    report = json.loads(done.stdout)
+    assert [(f["rule"], f["location"]["block"]) for f in report["findings"]] == [
+        ("hygiene.doubled-word", "L4")
+    ]
