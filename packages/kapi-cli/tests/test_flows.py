@@ -181,3 +181,34 @@ def test_pseudo_translate_in_a_project_writes_each_targets_file(shop):
     assert pseudo["nav"]["home"] == "[[Home]]" or pseudo["nav"]["home"].startswith("[")
     bad = run(shop, "pseudo-translate", "--style", "wild")
     assert bad.returncode == 2 and "style" in bad.stderr
+
+
+def test_translate_outside_a_project_writes_beside_and_keeps_what_is_there(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "guide.md").write_text("# Welcome\n\nRead the guide first.\n\nThen start.\n")
+    env = {"KAPI_NO_PROJECT": "1"}
+    done = run(
+        tmp_path,
+        "translate",
+        "docs/guide.md",
+        "--to",
+        "fr",
+        "--provider",
+        "pseudo",
+        "--json",
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["target_file"] == "docs/guide.fr.md"
+    first = (docs / "guide.fr.md").read_text()
+    assert first.startswith("# [") and "Read" not in first
+    edited = first.replace(first.splitlines()[0], "# Bienvenue")
+    (docs / "guide.fr.md").write_text(edited)
+    (docs / "guide.md").write_text("# Welcome\n\nRead the guide first.\n\nThen start.\n\nEnjoy.\n")
+    again = run(
+        tmp_path, "translate", "docs/guide.md", "--to", "fr", "--provider", "pseudo", env=env
+    )
+    assert again.returncode in (0, 3), again.stderr
+    assert (docs / "guide.fr.md").read_text().startswith("# Bienvenue")
+    assert not (tmp_path / ".kapi").exists()

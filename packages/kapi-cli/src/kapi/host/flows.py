@@ -280,6 +280,7 @@ class PseudoResult:
     language: str
     files: tuple[PseudoFile, ...]
     refused: tuple[UnitOutcome, ...]
+    units: tuple[UnitOutcome, ...] = ()
 
     @property
     def exit_code(self) -> int:
@@ -303,11 +304,9 @@ def beside(relpath: str, source_lang: str, lang: str) -> str:
 
 def run_pseudo(request: PseudoRequest, workspace: Workspace) -> PseudoResult:
     """Pseudo-translate files into ``request.to`` through the change service."""
-    from kapi.host.project import Collection, ContentItem, Project, target_path
     from kapi.host.providers.port import ProviderOptions
     from kapi.host.providers.registry import make_provider
-    from kapi.host.translate import Unit, check_language, classify, translate_units, write_units
-    from kapi.host.workspace import Workspace as WorkspaceClass
+    from kapi.host.translate import check_language
 
     language = check_language(request.to)
     provider = make_provider(
@@ -318,12 +317,42 @@ def run_pseudo(request: PseudoRequest, workspace: Workspace) -> PseudoResult:
             pseudo_brackets=request.brackets,
         ),
     )
+    return translate_beside(
+        workspace,
+        request.files,
+        language,
+        provider,
+        dry_run=request.dry_run,
+        overwrite=True,
+        note="pseudo-translated with `kapi pseudo-translate`",
+    )
+
+
+def translate_beside(
+    workspace: Workspace,
+    files: Sequence[str],
+    language: str,
+    provider: Any,
+    *,
+    dry_run: bool = False,
+    overwrite: bool = False,
+    note: str = "translated with `kapi translate`",
+    batch_size: int = 40,
+) -> PseudoResult:
+    """Translate files into each one's target for ``language`` (a project's template, else beside it).
+
+    ``overwrite`` rewrites every unit (pseudo-translation); otherwise only the
+    missing ones are translated, so an existing translation is kept.
+    """
+    from kapi.host.project import Collection, ContentItem, Project, target_path
+    from kapi.host.translate import classify, translate_units, write_units
+
     project = workspace.project
     root = workspace.root
     base = workspace.cwd or Path.cwd()
-    if request.files:
+    if files:
         relpaths = []
-        for file in request.files:
+        for file in files:
             path = (base / file).resolve()
             try:
                 relpaths.append(path.relative_to(root.resolve()).as_posix())
@@ -334,7 +363,7 @@ def run_pseudo(request: PseudoRequest, workspace: Workspace) -> PseudoResult:
     elif project is not None:
         relpaths = [doc for doc in project.source_files() if project.translation_paths(doc)]
     else:
-        raise HostError("name the files to pseudo-translate", exit_code=EXIT_USAGE)
+        raise HostError("name the files to translate", exit_code=EXIT_USAGE)
     source_lang = workspace.source_language
     items = []
     for relpath in relpaths:
@@ -352,52 +381,55 @@ def run_pseudo(request: PseudoRequest, workspace: Workspace) -> PseudoResult:
         source_language=source_lang,
         target_languages=(language,),
         collections=tuple(
-            Collection(name=f"pseudo-{n}", items=(ContentItem(path=relpath, target=target),))
+            Collection(name=f"beside-{n}", items=(ContentItem(path=relpath, target=target),))
             for n, (relpath, target) in enumerate(items)
         ),
     )
-    pseudo_space = _NoStore(root, synthetic, cwd=workspace.cwd)
-    files: list[PseudoFile] = []
+    space = _NoStore(root, synthetic, cwd=workspace.cwd)
+    done: list[PseudoFile] = []
     refused: list[UnitOutcome] = []
+    units_out: list[UnitOutcome] = []
     try:
         for relpath, target in items:
-            target_file = pseudo_space.home().path_for(target)
+            target_file = space.home().path_for(target)
             created = False
             if not target_file.exists():
-                if request.dry_run:
-                    files.append(PseudoFile(relpath, target, 0))
+                if dry_run:
+                    done.append(PseudoFile(relpath, target, 0))
                     continue
                 target_file.parent.mkdir(parents=True, exist_ok=True)
-                target_file.write_bytes(pseudo_space.home().path_for(relpath).read_bytes())
+                target_file.write_bytes(space.home().path_for(relpath).read_bytes())
                 created = True
-            staged = pseudo_space.home().stage(relpath)
-            units = [evolve(u, state="missing") for u in classify(staged, [language], {})]
+            staged = space.home().stage(relpath)
+            units = [
+                evolve(u, state="missing")
+                for u in classify(staged, [language], {})
+                if overwrite or created or u.state == "missing"
+            ]
             made, bad = translate_units(
                 units,
                 provider=provider,
                 index=None,
                 source_lang=source_lang,
-                batch_size=500,
+                batch_size=batch_size,
                 leverage=False,
             )
             outcomes = write_units(
-                pseudo_space,
-                made,
-                engine=provider.engine,
-                index=None,
-                note="pseudo-translated with `kapi pseudo-translate`",
-                dry_run=request.dry_run,
+                space, made, engine=provider.engine, index=None, note=note, dry_run=dry_run
             )
             refused.extend(bad)
             refused.extend(o for o in outcomes if o.outcome == "refused")
+            units_out.extend(bad)
+            units_out.extend(outcomes)
             written = sum(1 for o in outcomes if o.outcome in ("written", "leveraged"))
             if created and not written:
                 target_file.unlink()  # nothing landed: leave no copy of the source behind
-            files.append(PseudoFile(relpath, target, written))
+            done.append(PseudoFile(relpath, target, written))
     finally:
-        pseudo_space.close()
-    del Unit, WorkspaceClass
-    return PseudoResult(language=language, files=tuple(files), refused=tuple(refused))
+        space.close()
+    return PseudoResult(
+        language=language, files=tuple(done), refused=tuple(refused), units=tuple(units_out)
+    )
 
 
 def _no_store_workspace() -> type:

@@ -489,7 +489,8 @@ def run_translate(
     if request.text is not None:
         return translate_text(request, workspace)
     language = check_language(request.to)
-    _require_project(workspace, "translate")
+    if workspace.project is None:
+        return _translate_ad_hoc(request, language, workspace)
     project = workspace.project
     assert project is not None
     relpath = project.relative(
@@ -529,6 +530,39 @@ def run_translate(
         refused=result.refused,
         review=len(result.review),
         units=result.units + result.review,
+    )
+
+
+def _translate_ad_hoc(
+    request: TranslateRequest, language: str, workspace: Workspace
+) -> TranslateResult:
+    """Outside a project: the translation goes beside the source; only missing units are made."""
+    from kapi.host.flows import translate_beside
+    from kapi.host.providers.registry import make_provider
+
+    name = provider_name(workspace, request.provider)
+    options = _options(workspace, request.options)
+    if name == "memory":
+        raise HostError(
+            "the memory provider needs a project's memory; run `kapi init` first",
+            exit_code=EXIT_USAGE,
+        )
+    result = translate_beside(
+        workspace,
+        (request.file,),
+        language,
+        make_provider(name, options),
+        dry_run=request.dry_run,
+        batch_size=options.batch_size,
+    )
+    target = result.files[0]
+    return TranslateResult(
+        language=language,
+        provider=name,
+        target_file=target.file,
+        written=target.written,
+        refused=len(result.refused),
+        units=result.units,
     )
 
 
