@@ -222,9 +222,16 @@ def _expression_rule(state: Any, start: int, end: int, silent: bool) -> bool:
     pos = state.bMarks[start] + state.tShift[start]
     if pos >= state.eMarks[start] or src[pos] != "{":
         return False
-    close = scan_braces(src, pos)
-    if close == UNENDED:
+    pairs = state.env.get("mdx_braces")
+    if pairs is None:
+        pairs = state.env["mdx_braces"] = _brace_pairs(src)
+    paired = pairs.get(pos)
+    if paired is None:
         raise BlockSyntaxError("this expression never ends (a } is missing)", start)
+    # a string may hold a brace: read the expression as JavaScript does, near where it pairs
+    close = scan_braces(src, pos, paired + 4096)
+    if close == UNENDED:
+        close = paired
     index = close
     while index < len(src) and src[index] in " \t":
         index += 1

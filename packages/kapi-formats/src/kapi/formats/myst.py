@@ -132,6 +132,7 @@ _DIRECTIVE = re.compile(r"\{(" + _NAME + r")\}[ \t]*")
 _ROLE_WINDOW = 200  # how far before a code span its role's name may begin
 _ROLE_BEFORE = re.compile(r"(?<!\\)\{" + _NAME + r"\}\Z")
 _SUBSTITUTION = re.compile(r"\{\{[^{}\n]*\}\}")
+_CLOSES_MATH = re.compile(r"\$\$(?:[ \t]*\([^()]*\))?\Z")
 _TARGET = re.compile(r"\(([^()\s][^()]*)\)=[ \t]*\Z")
 
 
@@ -193,15 +194,19 @@ def _math_rule(state: Any, start: int, end: int, silent: bool) -> bool:
         return False
     rest = text[2:].rstrip(" \t")
     close = None
-    if re.search(r"\$\$(?:[ \t]*\([^()]*\))?\Z", rest):
+    # where a search for a closing $$ found none before ``end``: a later one finds none either
+    unclosed: dict[int, int] = state.env.setdefault("myst_math_unclosed", {})
+    if _CLOSES_MATH.search(rest):
         close = start
-    else:
+    elif start < unclosed.get(end, end + 1):
         for line in range(start + 1, end):
             if state.sCount[line] < state.blkIndent and line_text(state, line):
                 break
-            if re.search(r"\$\$(?:[ \t]*\([^()]*\))?\Z", line_text(state, line).rstrip(" \t")):
+            if _CLOSES_MATH.search(line_text(state, line).rstrip(" \t")):
                 close = line
                 break
+        else:
+            unclosed[end] = start
     if close is None:
         return False
     if silent:
