@@ -7,7 +7,6 @@ the rules a check applies, never content it checks.
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -607,6 +606,8 @@ def changed_lines(diff: str) -> DiffScope:
 
 
 def _git(workspace: Workspace, *args: str) -> str:
+    import subprocess  # only a diff-scoped check runs git
+
     try:
         done = subprocess.run(
             ["git", *args], cwd=workspace.root, capture_output=True, text=True, check=False
@@ -725,6 +726,8 @@ def _all_keys(blocks: Sequence[Block]) -> frozenset[str]:
 
 
 def _git_bytes(workspace: Workspace, spec: str) -> bytes:
+    import subprocess
+
     done = subprocess.run(
         ["git", "show", spec], cwd=workspace.root, capture_output=True, check=False
     )
