@@ -131,6 +131,7 @@ def test_a_comment_edit_lands_inside_its_markers_and_the_file_still_parses(proje
         "    # Read the file; give back its text.\n",
     )
     assert result["ops"][0]["after"] == rev(project, "src/app.py", "L5")
+    assert result["record"].startswith("chg_")  # kept in the project store like any set
     # ruff agrees, the file compiles
     compile(after, "app.py", "exec")
 

@@ -142,7 +142,27 @@ def apply_comment_set(change_set: ChangeSet, actor: Actor, workspace: Workspace)
         result if result.status == OpStatus.UNCHANGED else _with_status(result, done)
         for result in results
     ]
-    return Result(status=status, record=None, docs=tuple(docs), ops=tuple(out))
+    result = Result(status=status, record=None, docs=tuple(docs), ops=tuple(out))
+    return result if preview else _recorded(change_set, result, actor, workspace)
+
+
+def _recorded(change_set: ChangeSet, result: Result, actor: Actor, workspace: Workspace) -> Result:
+    """The landed set with its record id in the project store, as a document set is kept.
+
+    A recorder that fails leaves the comments written and the record null.
+    """
+    from attrs import evolve
+
+    store = workspace.store
+    if store is None:
+        return result
+    from kapi.host.store import StoreRecorder
+
+    try:
+        record = StoreRecorder(store).record(change_set, result, actor)
+    except Exception:  # the content landed; only its history is missing
+        record = None
+    return evolve(result, record=record)
 
 
 def _with_status(result: OpResult, status: OpStatus) -> OpResult:
