@@ -343,3 +343,72 @@ def test_describe_and_detect_format_with_the_content_set(shop):
     assert described["ops"]["set_content"] is not None
     assert neither.is_error and "one of them" in payload(neither)["message"]
     assert unknown.is_error
+
+
+def _import_terms(root: Path) -> None:
+    subprocess.run(
+        [KAPI, "terms", "import", "terms.json"],
+        cwd=root,
+        env=_env(root),
+        check=True,
+        capture_output=True,
+    )
+
+
+def test_voice_check_and_rewrite_use_the_checker_and_its_replacements(shop):
+    _import_terms(shop)
+
+    async def body(client):
+        checked = payload(
+            await client.call_tool("voice_check", {"text": "Open the control panel now."})
+        )
+        rewritten = payload(
+            await client.call_tool(
+                "voice_rewrite", {"text": "Control panel first, then the control panel."}
+            )
+        )
+        pack = payload(
+            await client.call_tool(
+                "voice_check", {"text": "Simply click it.", "profile_pack": "technical-docs"}
+            )
+        )
+        outside = await client.call_tool(
+            "voice_check", {"text": "x", "profile_file": "../elsewhere/voice.yaml"}
+        )
+        return checked, rewritten, pack, outside
+
+    checked, rewritten, pack, outside = run(shop, body, "--tools", "content")
+    assert [f["rule"] for f in checked["findings"]] == ["terms.vocabulary"]
+    assert rewritten["rewritten"] == "Dashboard first, then the dashboard."
+    assert rewritten["changes"] == [{"from": "control panel", "to": "dashboard", "count": 2}]
+    assert pack["profile"] == "technical-docs" and pack["score"] < 100
+    assert outside.is_error and "voices/" in payload(outside)["message"]
+
+
+def test_the_first_generations_tools_keep_their_shapes(shop):
+    _import_terms(shop)
+
+    async def body(client):
+        names = {t.name for t in (await client.list_tools()).tools}
+        formats = payload(await client.call_tool("list_formats", {}))
+        extracted = payload(await client.call_tool("extract_content", {"path": "locales/en.json"}))
+        counted = payload(await client.call_tool("word_count", {"path": "locales/en.json"}))
+        looked = payload(await client.call_tool("term_lookup", {"term": "dashboard"}))
+        return names, formats, extracted, counted, looked
+
+    names, formats, extracted, counted, looked = run(shop, body, "--all-tools")
+    assert {"extract_content", "word_count", "brand_check", "tm_search"} <= names
+    assert formats["total"] == len(formats["formats"])
+    assert {"name", "display_name", "extensions", "has_reader", "has_writer"} <= set(
+        formats["formats"][0]
+    )
+    assert extracted["format"] == "json"
+    assert extracted["blocks"][0] == {"id": "nav.home", "source_text": "Home", "word_count": 1}
+    assert counted["word_count"] == extracted["word_count"] > 0
+    assert counted["block_count"] == len(extracted["blocks"])
+    assert looked["total"] >= 1 and looked["matches"][0]["term"] == "dashboard"
+
+    async def default(client):
+        return {t.name for t in (await client.list_tools()).tools}
+
+    assert not run(shop, default) & {"extract_content", "word_count", "brand_check", "term_lookup"}

@@ -32,7 +32,11 @@ from kapi.host.errors import KapiError
 )
 @click.option("--profile", default="", help="Check as this recipe profile (outranks location).")
 @click.option("--channel", default="", help="Check as this channel of the profile.")
-@click.option("--voice", default="", help="Use this voice profile id instead of the one bound.")
+@click.option(
+    "--voice",
+    default="",
+    help="Use this voice profile id (or pack:NAME, a starter pack) instead of the one bound.",
+)
 @click.option(
     "--diff-against",
     metavar="REV",

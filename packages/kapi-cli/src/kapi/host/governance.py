@@ -57,10 +57,13 @@ def parse_yaml(text: str, source: str) -> Any:
 
 
 def voice_binding(value: Any, key: str) -> VoiceBinding | None:
-    """``voice: <id>``, ``{profile: <id>}`` or ``{pack: <name>}``."""
+    """``voice: <id>``, ``{profile: <id>}`` or ``{pack: <name>}`` (``pack:<name>`` on the
+    command line)."""
     if value is None or value == "":
         return None
     if isinstance(value, str):
+        if value.startswith("pack:"):  # --voice pack:<name>, a starter pack by name
+            return VoiceBinding(pack=value.removeprefix("pack:"))
         return VoiceBinding(profile=value)
     if isinstance(value, Mapping):
         known = {k: v for k, v in value.items() if k in ("profile", "pack")}

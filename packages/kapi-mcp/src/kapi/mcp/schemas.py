@@ -271,19 +271,55 @@ _SCHEMAS: dict[str, Schema] = {
         },
         "path",
     ),
-    "extract_content": _object({"path": _string("the file to read")}, "path"),
-    "word_count": _object({"path": _string("the file to count")}, "path", project=False),
-    "brand_guide": _object({"profile": _string("a voice profile name")}),
+    "extract_content": _object(
+        {
+            "path": _string("the file to read"),
+            "format": _string("the format, instead of the one its name gives"),
+            "source_lang": _string("its language (default: the project's, else en)"),
+        },
+        "path",
+    ),
+    "word_count": _object(
+        {
+            "path": _string("the file to count"),
+            "format": _string("the format, instead of the one its name gives"),
+            "source_lang": _string("its language (default: the project's, else en)"),
+        },
+        "path",
+    ),
+    "brand_guide": _object(
+        {
+            "profile_pack": _string("a starter voice pack (technical-docs, marketing-blog…)"),
+            "profile": _string("a profile the recipe declares"),
+        }
+    ),
     "brand_check": _object({"text": _string("the text to check"), **_PROFILE}, "text"),
     "brand_rewrite": _object({"text": _string("the text to rewrite"), **_PROFILE}, "text"),
-    "term_lookup": _object({"term": _string("the term to look up")}, "term"),
+    "term_lookup": _object(
+        {
+            "term": _string("the term to look up"),
+            "source_lang": _string("its locale"),
+            "target_lang": _string("the locale of the translation wanted"),
+            "termbase": _string("not used: the project's terms store is searched"),
+        },
+        "term",
+    ),
     "tm_search": _object(
         {
             "text": _string("the source text to look up"),
-            "source_lang": _string("its language"),
-            "target_lang": _string("the translation's language"),
+            "source_lang": _string("its locale"),
+            "target_lang": _string("the translation's locale"),
+            "min_score": {
+                "type": "number",
+                "minimum": 0,
+                "maximum": 1,
+                "description": "lowest score (default 0.7)",
+            },
+            "tm": _string("not used: the project's memory is searched"),
         },
         "text",
+        "source_lang",
+        "target_lang",
     ),
     "run_flow": _object(
         {

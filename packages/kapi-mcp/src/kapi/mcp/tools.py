@@ -9,11 +9,12 @@ carrying the payload of the error result.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from attrs import frozen
+from attrs import evolve, frozen
 
 from kapi.core.change.ports import Actor, ActorKind
 from kapi.core.errors import KapiError
@@ -23,6 +24,7 @@ __all__ = ["Caller", "ToolRefused", "call_tool", "handles"]
 Arguments = Mapping[str, Any]
 Payload = dict[str, Any]
 READ_PAGE = 100
+_TOKEN = re.compile(r'</?(?:x|g)(?: id="([^"]*)")?/?>')
 READ_PAGE_MAX = 1000
 
 
@@ -372,12 +374,214 @@ def context_session_summary(arguments: Arguments, caller: Caller) -> Payload:
     return payload
 
 
+# --- voice, terms, memory and the first generation's tools ------------------------------------
+
+
+def _voice_of(arguments: Arguments, caller: Caller) -> str:
+    """The ``--voice`` value for profile_pack / profile_file: a pack, or a project profile id."""
+    pack, file = arguments.get("profile_pack"), arguments.get("profile_file")
+    if pack and file:
+        raise _refused("invalid", "give profile_pack or profile_file, not both")
+    if pack:
+        return f"pack:{pack}"
+    if file:
+        stem = Path(str(file)).name
+        for suffix in (".yaml", ".yml"):
+            stem = stem.removesuffix(suffix)
+        if Path(str(file)).parent.name != "voices":
+            raise _refused(
+                "unsupported",
+                f"profile_file {file!r}: a voice profile file lives in the project's voices/ "
+                "folder (voices/<id>.yaml); name it there, or give profile_pack",
+                field="profile_file",
+            )
+        return stem
+    return ""
+
+
+def _text_report(arguments: Arguments, caller: Caller) -> tuple[str, Payload]:
+    from kapi.host.check import CheckRequest
+
+    voice = _voice_of(arguments, caller)
+    request = CheckRequest(text=arguments["text"], format_name="markdown", voice=voice)
+    return voice.removeprefix("pack:"), _check(request, caller, arguments)
+
+
+def voice_check(arguments: Arguments, caller: Caller) -> Payload:
+    profile, report = _text_report(arguments, caller)
+    findings = report.get("findings") or []
+    dimensions: dict[str, int] = {}
+    for finding in findings:
+        family = str(finding.get("rule", "")).split(".")[0]
+        dimensions[family] = dimensions.get(family, 0) + 1
+    return {
+        "profile": profile or _bound_voice(report),
+        "score": (report.get("summary") or {}).get("score"),
+        "verdict": report.get("verdict"),
+        "dimensions": [{"name": k, "findings": v} for k, v in sorted(dimensions.items())],
+        "findings": findings,
+    }
+
+
+def _bound_voice(report: Payload) -> str:
+    context = report.get("context") or {}
+    voice = context.get("voice") if isinstance(context, dict) else None
+    if isinstance(voice, dict):
+        return str(voice.get("id") or voice.get("name") or "")
+    return str(voice or "")
+
+
+def voice_rewrite(arguments: Arguments, caller: Caller) -> Payload:
+
+    profile, report = _text_report(arguments, caller)
+    text = original = str(arguments["text"])
+    changes: list[dict[str, Any]] = []
+    for finding in report.get("findings") or []:
+        metadata = finding.get("metadata") or {}
+        found = str(metadata.get("term") or "")
+        replacement = finding.get("replacement") or metadata.get("replacement")
+        if not found or not isinstance(replacement, str) or found == replacement:
+            continue
+        pattern = re.compile(r"(?<!\w)" + re.escape(found) + r"(?!\w)", re.IGNORECASE)
+
+        def same_case(match: re.Match[str], new: str = replacement) -> str:
+            return new[:1].upper() + new[1:] if match.group(0)[:1].isupper() else new
+
+        text, count = pattern.subn(same_case, text)
+        if count:
+            changes.append({"from": found, "to": replacement, "count": count})
+    return {
+        "profile": profile or _bound_voice(report),
+        "original": original,
+        "rewritten": text,
+        "changes": changes,
+    }
+
+
+def brand_guide(arguments: Arguments, caller: Caller) -> Payload:
+    text, _ = read_context_text(
+        {
+            "path": f"profile/{arguments.get('profile_pack') or arguments.get('profile') or ''}",
+            **({"project": arguments["project"]} if arguments.get("project") else {}),
+        },
+        caller,
+    )
+    return {
+        "profile": arguments.get("profile_pack") or arguments.get("profile") or "",
+        "guide": text,
+    }
+
+
+def list_formats_first(arguments: Arguments, caller: Caller) -> Payload:
+    from kapi.host.formats import list_formats as formats
+
+    rows = [
+        {
+            "name": f.name,
+            "display_name": f.title,
+            "extensions": list(f.extensions),
+            "mime_types": list(f.mime_types),
+            "has_reader": f.reader,
+            "has_writer": f.writer,
+            "source": "built-in",
+        }
+        for f in formats()
+    ]
+    return {"formats": rows, "total": len(rows)}
+
+
+def _words(text: str) -> int:
+    from kapi.host.stats import count_words
+
+    return count_words(text)
+
+
+def extract_content(arguments: Arguments, caller: Caller) -> Payload:
+    from kapi.host.formats import format_of
+
+    page = read_blocks(
+        {"doc": arguments["path"], "limit": READ_PAGE_MAX, **_project(arguments)}, caller
+    )
+    blocks = []
+    for record in page["blocks"]:
+        text = str(record.get("text", ""))
+        codes = record.get("codes") or {}
+
+        def shown(match: re.Match[str], codes: Mapping[str, Any] = codes) -> str:
+            code = codes.get(match.group(1) or "") or {}
+            return str(code.get("disp") or code.get("equiv") or "")
+
+        source_text = _TOKEN.sub(shown, text)
+        if not source_text.strip():
+            continue
+        words = _words(source_text)
+        blocks.append(
+            {"id": record["ref"]["block"], "source_text": source_text, "word_count": words}
+        )
+    return {
+        "format": arguments.get("format") or format_of(arguments["path"]),
+        "word_count": sum(b["word_count"] for b in blocks),
+        "blocks": blocks,
+    }
+
+
+def word_count(arguments: Arguments, caller: Caller) -> Payload:
+    counted = stats({"files": [arguments["path"]], **_project(arguments)}, caller)
+    total = counted.get("total") or {}
+    from kapi.host.formats import format_of
+
+    return {
+        "format": arguments.get("format") or format_of(arguments["path"]),
+        "word_count": total.get("words", 0),
+        "block_count": total.get("blocks", 0),
+    }
+
+
+def _project(arguments: Arguments) -> dict[str, Any]:
+    return {"project": arguments["project"]} if arguments.get("project") else {}
+
+
+def term_lookup(arguments: Arguments, caller: Caller) -> Payload:
+    from kapi.host.terms import TermLookupRequest, lookup_term
+
+    locale = arguments.get("source_lang") or None
+    with _workspace(caller, arguments, needs_project=True) as workspace:
+        try:
+            hits = lookup_term(TermLookupRequest(text=arguments["term"], locale=locale), workspace)
+        except KapiError as err:
+            raise _refused(getattr(err, "code", "error"), str(err)) from None
+    matches = [
+        {"term": h.row.term, "locale": h.row.locale, "status": h.row.status, "match_type": h.tier}
+        for h in hits
+    ]
+    return {"matches": matches, "total": len(matches)}
+
+
+def tm_search(arguments: Arguments, caller: Caller) -> Payload:
+    from kapi.host.memory import MemorySearchRequest, search_memory
+
+    request = MemorySearchRequest(
+        text=arguments["text"], source=arguments["source_lang"], target=arguments["target_lang"]
+    )
+    if "min_score" in arguments:
+        request = evolve(request, min_score=float(arguments["min_score"]))
+    with _workspace(caller, arguments, needs_project=True) as workspace:
+        try:
+            found = search_memory(request, workspace)
+        except KapiError as err:
+            raise _refused(getattr(err, "code", "error"), str(err)) from None
+    from kapi.host.wire import encode
+
+    payload: Payload = encode(found)
+    return payload
+
+
 HANDLERS: dict[str, Callable[[Arguments, Caller], Payload]] = {
     "read_blocks": read_blocks,
     "apply_edits": apply_edits,
     "describe_format": describe_format,
     "detect_format": detect_format,
-    "list_formats": list_formats,
+    "list_formats": list_formats_first,
     "check_file": check_file,
     "check_text": check_text,
     "stats": stats,
@@ -388,6 +592,15 @@ HANDLERS: dict[str, Callable[[Arguments, Caller], Payload]] = {
     "context_correct": context_correct,
     "context_withdraw": context_withdraw,
     "context_session_summary": context_session_summary,
+    "voice_check": voice_check,
+    "voice_rewrite": voice_rewrite,
+    "brand_check": voice_check,
+    "brand_rewrite": voice_rewrite,
+    "brand_guide": brand_guide,
+    "extract_content": extract_content,
+    "word_count": word_count,
+    "term_lookup": term_lookup,
+    "tm_search": tm_search,
 }
 
 
