@@ -63,7 +63,7 @@ class ChangePolicy:
             return None
         return _deny(
             f"an agent may not change {file} ({governs}); record a suggestion "
-            "(`kapi context observe`) and a person decides, or ask the person you work for "
+            "(`kapi context note`) and a person decides, or ask the person you work for "
             "to change it",
             field=field,
         )
@@ -86,7 +86,7 @@ class ChangePolicy:
             if kind == ActorKind.AGENT:
                 return _deny(
                     f"an agent may not send {op.op} ops; record a suggestion "
-                    "(`kapi context observe`) and a person decides"
+                    "(`kapi context note`) and a person decides"
                 )
             return _deny(f"a tool may not send {op.op} ops")
         if isinstance(op, Decide) and op.outcome != "advise":
