@@ -442,3 +442,65 @@ def test_kapi_formats_declares_every_code_type_a_reader_makes(
     made = _code_types(inspect(path))
     assert set(made) <= set(declared[name]), (name, sorted(set(made) - set(declared[name])))
     assert made == {kind: declared[name][kind] for kind in made}
+
+
+def _pages() -> Any:
+    from hypothesis import strategies as st
+
+    from kapi.core.change.read import BlockRead, CodeInfo, ReadPage, Structure
+    from kapi.core.change.result import ResultRef
+    from kapi.core.model import Constraints
+
+    labels = st.text(st.characters(exclude_categories=("Cs",)), max_size=12)
+    infos = st.builds(
+        CodeInfo,
+        kind=st.sampled_from(["paired", "placeholder", "standalone"]),
+        type=st.none() | st.sampled_from(["fmt:bold", "code:placeholder", "fmt:code"]),
+        equiv=st.none() | labels.filter(bool),
+        disp=st.none() | labels.filter(bool),
+        constraints=st.none() | st.builds(Constraints, st.booleans(), st.booleans(), st.booleans()),
+    )
+    codes = st.none() | st.dictionaries(st.sampled_from(["1", "2/", "3/"]), infos, min_size=1)
+    structure = st.builds(
+        Structure,
+        path=st.just((0,)),
+        kind=st.just("plural"),
+        branches=st.just({"other": '<x id="2/"/> files'}),
+        codes=codes,
+    )
+    block = st.builds(
+        BlockRead,
+        ref=st.just(ResultRef(doc="en.json", block="cart")),
+        rev=st.just("r:0123456789abcdef"),
+        text=st.just('<x id="2/"/>'),
+        ops=st.just(("set_content",)),
+        codes=codes,
+        structures=st.none() | st.tuples(structure),
+    )
+    return st.builds(
+        ReadPage,
+        doc=st.just("en.json"),
+        home=st.just("file"),
+        format=st.just("json"),
+        head=st.just("sha256:" + "0" * 64),
+        blocks=st.lists(block, max_size=3).map(tuple),
+    )
+
+
+def test_any_read_page_with_code_constraints_round_trips_and_fits_the_read_schema() -> None:
+    from hypothesis import given, settings
+    from jsonschema import Draft202012Validator
+
+    from kapi.core.change.decode import decode_read_page
+    from kapi.core.change.schema import read_page_schema
+    from kapi.core.change.wire import dumps, encode_read_page
+
+    validator = Draft202012Validator(read_page_schema())
+
+    @settings(max_examples=150, deadline=None)
+    @given(_pages())
+    def round_trip(page: Any) -> None:
+        validator.validate(encode_read_page(page))
+        assert decode_read_page(dumps(page)) == page
+
+    round_trip()
