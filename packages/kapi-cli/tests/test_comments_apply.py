@@ -351,3 +351,19 @@ def test_an_agent_may_not_edit_a_comment_in_kapis_own_state(project: Path):
     assert done.returncode == 3
     assert result["ops"][0]["error"]["code"] == "not_permitted"
     assert (project / ".kapi" / "hook.py").read_text() == "# Runs before each check.\n"
+
+
+def test_the_same_words_are_unchanged_but_a_new_paragraph_is_an_edit(project: Path):
+    done, result = apply(
+        project, edit(project, "src/app.py", "L5", "Read the file and return its text.")
+    )
+    assert done.returncode == 0 and result["ops"][0]["status"] == "unchanged"
+    assert (project / "src" / "app.py").read_text() == APP
+    done, result = apply(
+        project, edit(project, "src/app.py", "L5", "Read the file.\n\nReturn its text.")
+    )
+    assert done.returncode == 0 and result["ops"][0]["status"] == "applied"
+    assert (
+        "    # Read the file.\n    #\n    # Return its text.\n"
+        in (project / "src" / "app.py").read_text()
+    )

@@ -429,7 +429,12 @@ def _stage(
 
 
 def _same(new: str, old: str) -> bool:
-    return " ".join(new.split()) == " ".join(old.split())
+    """Equal prose: the same words in the same paragraphs, however the lines are wrapped."""
+    return _paragraphs(new) == _paragraphs(old)
+
+
+def _paragraphs(text: str) -> list[str]:
+    return [" ".join(part.split()) for part in re.split(r"\n[ \t]*\n", text.strip())]
 
 
 def _op_result(edit: _Edit, status: OpStatus, after: str, *, after_key: str = "") -> OpResult:
