@@ -335,3 +335,43 @@ def test_positions_count_characters_after_text_that_is_not_ascii():
     assert text[comment.file_offset(0) :].startswith("Ünïcode")
     out = rewrite_comment(data, comment, "Ünïcode, rewritten")
     assert out.decode() == 'x = "café 😀"  # Ünïcode, rewritten\n'
+
+
+PRAGMA_SOURCES = {
+    "a.js": (
+        "const a = /*#__PURE__*/ make();\n"
+        "const b = /* @__PURE__ */ make();\n"
+        "/* istanbul ignore next */\n"
+        "function f() {}\n"
+        "// @ts-expect-error: wrong type\n"
+        "//# sourceMappingURL=app.js.map\n"
+        "// eslint-disable-next-line no-console\n"
+        "/* global window */\n"
+        "/** @jsx h */\n"
+        "// prettier-ignore\n"
+        "import(/* webpackChunkName: 'x' */ './x');\n"
+        "// Explains the code below.\n"
+    ),
+    "a.py": (
+        "import os  # pragma: no cover\n"
+        "# fmt: off\n"
+        "x = [1,2]\n"
+        "# fmt: on\n"
+        "y = 1  # type: ignore[attr-defined]\n"
+        "z = 2  # noqa\n"
+        "w = 3  # pylint: disable=invalid-name\n"
+        "# mypy: ignore-errors\n"
+        "# Explains the code below.\n"
+        "v = 4  # nosec B101\n"
+        "# -*- coding: utf-8 -*-\n"
+    ),
+    "a.go": "//go:generate stringer -type=X\n// +build linux\n// Explains the code below.\n",
+    "a.rs": "// Explains the code below.\n#[allow(dead_code)] // NOLINT\nfn f() {}\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(PRAGMA_SOURCES))
+def test_pragmas_and_annotations_are_never_prose(name):
+    found = read(PRAGMA_SOURCES[name], name)
+    assert [comment.text for comment in found.comments] == ["Explains the code below."]
+    assert found.skipped and {skip.reason for skip in found.skipped} == {"pragma"}
