@@ -534,3 +534,10 @@ def test_a_persons_correction_takes_a_rule_out_of_force_until_it_is_kept_again(p
         review(project, keep=(reversal.operation,))
     review(project, keep=(op,))
     assert any(rule == "terms.vocabulary" for rule, _, _ in findings(project))
+
+
+def test_an_agent_reading_the_context_is_marked_present(project):
+    with workspace(project) as ws:
+        read_context(ContextReadRequest(path="docs/intro.md", actor=TWO), ws)
+        search_context(ContextSearchRequest(query="x", actor=ONE), ws)
+        assert {s["id"] for s in ws.store.sessions()} == {"s-one", "s-two"}

@@ -52,6 +52,16 @@ def _actor() -> Actor:
     return actor
 
 
+def _asker() -> Actor | None:
+    """Who reads: the environment's actor, unnamed by git (a read records nothing)."""
+    from kapi.host.actor import actor_from_env
+
+    try:
+        return actor_from_env().actor
+    except KapiError as err:
+        fail(err)
+
+
 def _git_person() -> str:
     """git's ``user.email``, else ``user.name``, else "you"."""
     import subprocess
@@ -103,7 +113,9 @@ def read(path: str, as_json: bool, explain: bool, profile: str, locale: str) -> 
 
     try:
         answer = read_context(
-            ContextReadRequest(path=path, profile=profile, locale=locale, explain=explain),
+            ContextReadRequest(
+                path=path, profile=profile, locale=locale, explain=explain, actor=_asker()
+            ),
             workspace_of(),
         )
     except KapiError as err:
@@ -129,7 +141,8 @@ def search(word: str, locale: str, limit: int, as_json: bool) -> None:
 
     try:
         result = search_context(
-            ContextSearchRequest(query=word, locale=locale, limit=limit), workspace_of()
+            ContextSearchRequest(query=word, locale=locale, limit=limit, actor=_asker()),
+            workspace_of(),
         )
     except KapiError as err:
         _fail(err, as_json)

@@ -21,6 +21,7 @@ from kapi.core.context.record import Evidence
 from kapi.host.wire import encode
 
 if TYPE_CHECKING:
+    from kapi.core.change.ports import Actor
     from kapi.core.governance.resolve import GovernancePoint
     from kapi.core.governance.terms import Concept
     from kapi.core.governance.voice import VoiceProfile
@@ -61,6 +62,7 @@ class ContextReadRequest:
     profile: str = ""
     locale: str = ""
     explain: bool = False
+    actor: Actor | None = None  # who asks: an agent's session is marked present
 
 
 @frozen
@@ -219,6 +221,8 @@ def read_context(request: ContextReadRequest, workspace: Workspace) -> ContextAn
     if request.path and request.profile:
         raise ContextError("give a PATH or --profile NAME, not both")
     context = ProjectContext(workspace)
+    if request.actor is not None:
+        context.touch(request.actor)
     notes: list[str] = []
     attention: list[str] = []
     if request.profile:
@@ -781,6 +785,7 @@ class ContextSearchRequest:
     query: str
     locale: str = ""
     limit: int = DEFAULT_SEARCH_LIMIT
+    actor: Actor | None = None  # who asks: an agent's session is marked present
 
 
 @frozen
@@ -857,6 +862,8 @@ def search_context(request: ContextSearchRequest, workspace: Workspace) -> Conte
     if request.limit < 1:
         raise ContextError("--limit is at least 1")
     context = ProjectContext(workspace)
+    if request.actor is not None:
+        context.touch(request.actor)
     needle = query.casefold()
     notes: list[str] = []
     concepts = _concepts(context, notes)
