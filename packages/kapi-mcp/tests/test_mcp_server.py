@@ -412,3 +412,19 @@ def test_the_first_generations_tools_keep_their_shapes(shop):
         return {t.name for t in (await client.list_tools()).tools}
 
     assert not run(shop, default) & {"extract_content", "word_count", "brand_check", "term_lookup"}
+
+
+def test_every_request_refreshes_the_agents_presence_row(shop):
+    import sqlite3
+
+    async def body(client):
+        await client.call_tool("read_blocks", {"doc": "locales/en.json", "limit": 1})
+        return None
+
+    run(shop, body, client_name="cursor")
+    rows = (
+        sqlite3.connect(shop / ".kapi" / "project.db")
+        .execute("SELECT id, agent FROM agent_sessions")
+        .fetchall()
+    )
+    assert any(agent == "cursor" and session.startswith("s") for session, agent in rows), rows

@@ -69,6 +69,7 @@ def _workspace(caller: Caller, arguments: Arguments, *, needs_project: bool = Fa
     except KapiError as err:
         label = f"project {named!r}" if named else "no kapi project"
         raise _refused(getattr(err, "code", "error"), f"{label}: {err}") from None
+    _present(workspace, caller)
     if needs_project and workspace.project is None:
         workspace.close()
         raise _refused(
@@ -77,6 +78,18 @@ def _workspace(caller: Caller, arguments: Arguments, *, needs_project: bool = Fa
             "(its kapi.yaml, root folder or any path inside it)",
         )
     return workspace
+
+
+def _present(workspace: Any, caller: Caller) -> None:
+    """The calling agent's session is seen now in the project's store (best effort)."""
+    if workspace.project is None:
+        return
+    try:
+        store = workspace.store
+        if store is not None:
+            store.touch_session(caller.session, caller.client)
+    except Exception:  # presence never fails a call
+        return
 
 
 def _strings(arguments: Arguments, name: str) -> tuple[str, ...]:
