@@ -206,3 +206,19 @@ def test_splicing_removes_the_section_with_the_blank_line_before_it():
     assert splice_section("# Mine\n", None) == "# Mine\n"
     legacy = "a\n<!-- kapi:voice -->\nold\n<!-- /kapi:voice -->\nb\n"
     assert splice_section(legacy, "S\n") == "a\nS\nb\n"
+
+
+def test_a_folder_left_with_a_stale_section_loses_it_and_dependencies_are_not_walked(tmp_path):
+    root = project(tmp_path / "p")
+    (root / "old").mkdir()
+    (root / "old/AGENTS.md").write_text(
+        "# Old notes\n\n" + START + "\n## Writing rules for old/\n" + END + "\n",
+        encoding="utf-8",
+    )
+    (root / "node_modules/pkg").mkdir(parents=True)
+    vendored = "x\n" + START + "\nx\n" + END + "\n"
+    (root / "node_modules/pkg/AGENTS.md").write_text(vendored, encoding="utf-8")
+    outcomes = sync(root)
+    assert outcomes["old/AGENTS.md"] == "removed"
+    assert (root / "old/AGENTS.md").read_text(encoding="utf-8") == "# Old notes\n"
+    assert (root / "node_modules/pkg/AGENTS.md").read_text(encoding="utf-8") == vendored

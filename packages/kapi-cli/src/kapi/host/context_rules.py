@@ -250,7 +250,42 @@ def _plan(workspace: Workspace) -> dict[str, str | None]:
         summaries.append((folder, ", ".join(parts[:3]) + (" and more" if len(parts) > 3 else "")))
         plan[folder] = _folder_section(folder, answer, root)
     plan[""] = _root_section(root, summaries)
+    for folder in _sectioned_folders(workspace):
+        plan.setdefault(folder, None)  # a folder that no longer needs its section loses it
     return plan
+
+
+_SKIPPED = frozenset({"node_modules", "vendor", "testdata"})
+
+
+def _sectioned_folders(workspace: Workspace) -> list[str]:
+    """Folders below the root whose rules file holds kapi's section (dot-folders, dependencies,
+    test data and nested projects are not walked)."""
+    project = workspace.project
+    assert project is not None
+    found: list[str] = []
+    for base, folders, files in os.walk(project.root):
+        here = Path(base)
+        folders[:] = sorted(
+            f
+            for f in folders
+            if not f.startswith(".") and f not in _SKIPPED and not (here / f / "kapi.yaml").exists()
+        )
+        if here == project.root:
+            continue
+        if any(name in files and _holds_section(here / name) for name in RULES_FILES):
+            found.append(here.relative_to(project.root).as_posix())
+    return found
+
+
+def _holds_section(path: Path) -> bool:
+    try:
+        return any(
+            line.strip().startswith(_START_PREFIX)
+            for line in path.read_text(encoding="utf-8").splitlines()
+        )
+    except (OSError, UnicodeDecodeError):
+        return False
 
 
 # --- writing --------------------------------------------------------------------------
@@ -261,17 +296,7 @@ def has_rules_files(workspace: Workspace) -> bool:
     project = workspace.project
     if project is None:
         return False
-    for name in RULES_FILES:
-        path = project.root / name
-        try:
-            if path.is_file() and any(
-                line.strip().startswith(_START_PREFIX)
-                for line in path.read_text(encoding="utf-8").splitlines()
-            ):
-                return True
-        except (OSError, UnicodeDecodeError):
-            continue
-    return False
+    return any(_holds_section(project.root / name) for name in RULES_FILES)
 
 
 def refresh_rules_files(workspace: Workspace) -> RulesFilesResult | None:
