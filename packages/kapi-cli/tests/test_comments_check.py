@@ -236,3 +236,29 @@ def test_a_diff_scoped_check_reads_only_the_comments_a_change_touched(tmp_path: 
     assert [(f["rule"], f["location"]["block"]) for f in report["findings"]] == [
         ("hygiene.doubled-word", "L4")
     ]
+
+
+def test_the_projects_terms_hold_in_comments_and_not_in_code(project: Path):
+    terms = {
+        "schemaVersion": "1.0",
+        "kind": "kapi-terms",
+        "concepts": [
+            {
+                "id": "term:en:dashboard",
+                "source": "terminology",
+                "terms": [
+                    {"text": "dashboard", "locale": "en", "status": "preferred"},
+                    {"text": "control panel", "locale": "en", "status": "deprecated"},
+                ],
+            }
+        ],
+    }
+    (project / "terms.json").write_text(json.dumps(terms))
+    done = run("terms", "import", "terms.json", cwd=project)
+    assert done.returncode == 0, done.stderr
+    (project / "src" / "panel.py").write_text(
+        'PANEL = "control panel"  # opens the control panel\n\ncontrol_panel = 1\n'
+    )
+    report = json.loads(run("check", "--json", "src/panel.py", cwd=project).stdout)
+    found = [(f["rule"], f["location"]["start"]) for f in report["findings"]]
+    assert found == [("terms.vocabulary", {"line": 1, "column": 38})]
