@@ -117,6 +117,8 @@ OTHER_FORMATS = tuple(
         "stringsdict",
         "plaintext",
         "office",
+        "myst",
+        "mdx",
     )
 )
 
