@@ -74,21 +74,32 @@ def _env(**extra: str) -> dict[str, str]:
     return env
 
 
+GNU_TIME = "/usr/bin/time"
+RSS_FILE = PYC / "rss.txt"
+
+
 def run_once(
     cmd: Sequence[str], cwd: Path, env: dict[str, str], before: Callable[[], None] | None = None
 ) -> tuple[float, int, int, str]:
-    """One run: wall seconds, exit code, peak RSS in bytes (the child's own), output."""
+    """One run: wall seconds, exit code, peak RSS in bytes (the process's own), output.
+
+    The peak is GNU time's (``%M``) when it is installed: the rusage of a child of this
+    process would count the pages it shared with this process before it exec'd.
+    """
     if before is not None:
         before()
+    measure = os.access(GNU_TIME, os.X_OK)
+    full = [GNU_TIME, "-f", "%M", "-o", str(RSS_FILE), *cmd] if measure else list(cmd)
     started = time.perf_counter()
-    proc = subprocess.Popen(
-        list(cmd), cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
-    )
-    out = proc.stdout.read() if proc.stdout is not None else b""
-    _, status, usage = os.wait4(proc.pid, 0)
+    done = subprocess.run(full, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     elapsed = time.perf_counter() - started
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    return elapsed, proc.returncode, usage.ru_maxrss * 1024, out.decode("utf-8", "replace")
+    rss = 0
+    if measure:
+        try:
+            rss = int(RSS_FILE.read_text().split()[-1]) * 1024
+        except (OSError, ValueError, IndexError):
+            rss = 0
+    return elapsed, done.returncode, rss, done.stdout.decode("utf-8", "replace")
 
 
 class Figure:
@@ -297,11 +308,11 @@ def section_po(folder: Path, runs: int) -> None:
         text = data.decode("utf-8")
         polib_figure = in_process("polib.pofile", runs, lambda: polib.pofile(text))
     try:
-        from translate.storage.pofile import pofile
+        import translate.storage.pypo  # noqa: F401
     except ImportError:
         toolkit = None
-    else:
-        toolkit = in_process("translate-toolkit pofile", runs, lambda: pofile(data))
+    else:  # parsed, then each unit's strings read (it decodes them lazily), as bench_formats does
+        toolkit = in_process("translate-toolkit pypo", runs, lambda: formats.toolkit_units(data))
     row(kapi, polib_figure, "target <= 2x polib")
     if polib_figure is not None:
         row(polib_figure)
