@@ -222,3 +222,16 @@ def test_a_folder_left_with_a_stale_section_loses_it_and_dependencies_are_not_wa
     assert outcomes["old/AGENTS.md"] == "removed"
     assert (root / "old/AGENTS.md").read_text(encoding="utf-8") == "# Old notes\n"
     assert (root / "node_modules/pkg/AGENTS.md").read_text(encoding="utf-8") == vendored
+
+
+def test_a_declared_profile_answers_with_its_voice(tmp_path):
+    from kapi.host.context import ContextReadRequest, read_context
+
+    root = project(tmp_path / "p", recipe=RECIPE)
+    with open_workspace(cwd=root) as ws:
+        answer = read_context(ContextReadRequest(profile="guide"), ws)
+        folder = read_context(ContextReadRequest(path="docs/a.md"), ws)
+    assert answer.scope == "project" and answer.voice is not None
+    assert answer.voice.source == "pack:technical-docs"
+    assert folder.point.profile == "guide" and folder.voice is not None
+    assert "This file is governed by the `guide` profile" in folder.markdown()

@@ -652,19 +652,12 @@ def _profile_answer(context: Any, request: ContextReadRequest, notes: list[str])
 
 
 def _resolve_profile(governance: Any, name: str, attention: list[str]) -> tuple[Any, Any, str]:
+    """A declared profile's point and voice, as the run's governance resolves it by name."""
     from kapi.core.governance.errors import GovernanceError
+    from kapi.host.governance import Governance
 
     try:
-        resolved = (
-            governance.resolve_profile(name) if hasattr(governance, "resolve_profile") else None
-        )
-        if resolved is None:
-            saved = governance.profile
-            governance.profile = name
-            try:
-                resolved = governance.resolve(SAMPLE_PATH)
-            finally:
-                governance.profile = saved
+        resolved = Governance(governance.workspace, profile=name).resolve(SAMPLE_PATH)
     except GovernanceError as err:
         attention.append(f"A binding failed to load: {err.source}: {err.message}")
         return None, None, ""
