@@ -24,6 +24,7 @@ __all__ = [
     "MAX_CHANGE_SET_BYTES",
     "ApplyOutcome",
     "apply_change_set",
+    "apply_decoded",
     "change_set_schema",
     "decode_input",
     "error_result",
@@ -135,6 +136,16 @@ def apply_change_set(
         with open_workspace() as opened:
             return _apply(change_set, actor, opened, tuple(notices))
     return _apply(change_set, actor, workspace, tuple(notices))
+
+
+def apply_decoded(
+    change_set: ChangeSet, *, actor: ResolvedActor, workspace: Workspace
+) -> ApplyOutcome:
+    """Apply a change set a host verb built as a value (``kapi up``): the same service, no decoding.
+
+    The set's ``note`` and ``mode`` are the caller's to set.
+    """
+    return _apply(change_set, actor, workspace, ())
 
 
 def _apply(

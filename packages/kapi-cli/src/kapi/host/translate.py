@@ -440,10 +440,9 @@ def _write_once(
     """Land the new targets of one document as one change set by the tool actor (drafts, with basis)."""
     from kapi.core.change.ops import ChangeSet, Origin, Ref, SetContent
     from kapi.core.change.ports import Actor, ActorKind
-    from kapi.core.change.wire import dumps, encode_change_set
     from kapi.core.edittext import render_edit_text
     from kapi.host.actor import ResolvedActor
-    from kapi.host.apply import apply_change_set
+    from kapi.host.apply import apply_decoded
     from kapi.host.memory_store import Stamp
     from kapi.host.store import now
 
@@ -480,9 +479,7 @@ def _write_once(
             for m in made
         )
     actor = ResolvedActor(Actor(kind=ActorKind.TOOL, name=TOOL_NAME))
-    outcome = apply_change_set(
-        dumps(encode_change_set(change_set)), actor=actor, workspace=workspace
-    )
+    outcome = apply_decoded(change_set, actor=actor, workspace=workspace)
     result = outcome.result
     outcomes: list[UnitOutcome] = []
     stamps: list[Stamp] = []
