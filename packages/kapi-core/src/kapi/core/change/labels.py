@@ -16,6 +16,8 @@ __all__ = ["code_kind", "code_label"]
 
 # Standalone codes that stand for a value the program fills in at run time.
 _VALUE_TYPES = frozenset({"", "code:placeholder", "code:variable", "code:field", "code:expression"})
+# printf's and str.format's escapes: they stand for a literal character, not a value.
+_ESCAPES = frozenset({"%%", "{{", "}}"})
 # A native spelling longer than this, or spread over lines, is markup rather than a label.
 _LABEL_LIMIT = 80
 # Inline elements of XLIFF (1.2 and 2.x): their spelling says nothing, their label attributes do.
@@ -62,4 +64,6 @@ def code_kind(run: Ph | PcOpen) -> str:
     """``paired``, ``placeholder`` (a value filled in at run time) or ``standalone``."""
     if isinstance(run, PcOpen):
         return "paired"
-    return "placeholder" if run.type in _VALUE_TYPES else "standalone"
+    if run.type in _VALUE_TYPES and run.data not in _ESCAPES:
+        return "placeholder"
+    return "standalone"
