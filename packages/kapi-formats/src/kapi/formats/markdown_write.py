@@ -23,6 +23,7 @@ class Layout:
     separators: tuple[str, ...] = ()
     default_separator: str = "\n"
     labels: dict[str, str] = field(factory=dict)  # link code id -> raw reference label
+    referenced: str = ""  # characters only a character reference spells here
 
 
 _LINE_START_MARKS = frozenset("#>-+=")
@@ -30,9 +31,11 @@ _ORDERED_MARK = re.compile(r"[0-9]{1,9}[.)]")
 _ENDS_LINE = re.compile(r"\n[ \t>]*\Z")
 
 
-def _escape_text(text: str, line_start: bool, mode: str, extra: tuple[str, str] = ("", "")) -> str:
+def _escape_text(
+    text: str, line_start: bool, mode: str, extra: tuple[str, str] = ("", ""), referenced: str = ""
+) -> str:
     """Backslash-escape what would otherwise be read as markup (``extra``: a flavour's own
-    marks, anywhere and at a line's start)."""
+    marks, anywhere and at a line's start; ``referenced``: characters written as ``&#N;``)."""
     out: list[str] = []
     at_start = line_start
     length = len(text)
@@ -53,7 +56,9 @@ def _escape_text(text: str, line_start: bool, mode: str, extra: tuple[str, str] 
                 out.append("\\" + char)
                 index += 1
                 continue
-        if char in "\\`*_[]<~" or char in extra[0]:
+        if char in referenced:
+            out.append(f"&#{ord(char)};")
+        elif char in "\\`*_[]<~" or char in extra[0]:
             out.append("\\" + char)
         elif char == "&" and ENTITY.match(text, index):
             out.append("\\&")
@@ -149,7 +154,9 @@ def render_runs(
                         line_start = True
                 if part:
                     out.append(
-                        _escape_text(part, line_start, layout.mode, extra) if escaped else part
+                        _escape_text(part, line_start, layout.mode, extra, layout.referenced)
+                        if escaped
+                        else part
                     )
                     line_start = False
         elif isinstance(run, Ph | PcOpen | PcClose):

@@ -318,6 +318,10 @@ class MystReader(MarkdownReader):
             content = self.text[original : original + (end - start)]
             title = SimpleNamespace(content=content, meta={"segments": [(start, end)]})
             self._inline_block(title, "title", "", "title", 0, "atx")
+            made = self.blocks[-1].id
+            if token.markup.startswith("`") and made in self.layouts:
+                # a backtick fence's line holds no backtick: a new one is written &#96;
+                self.layouts[made] = evolve(self.layouts[made], referenced="`")
 
     def _inline_block(
         self,
