@@ -262,3 +262,39 @@ def test_the_projects_terms_hold_in_comments_and_not_in_code(project: Path):
     report = json.loads(run("check", "--json", "src/panel.py", cwd=project).stdout)
     found = [(f["rule"], f["location"]["start"]) for f in report["findings"]]
     assert found == [("terms.vocabulary", {"line": 1, "column": 38})]
+
+
+def test_many_source_files_checked_in_several_processes_give_the_serial_report(tmp_path: Path):
+    for index in range(80):
+        folder = tmp_path / "src" / f"part{index % 4}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"mod{index}.py").write_text(
+            f'"""Module {index} has has a doubled word."""\n\nVALUE = {index}  # the the value\n'
+        )
+        (folder / f"mod{index}.ts").write_text(f"// Part {index} of of the tree.\nlet a = 1;\n")
+
+    def report(workers: str) -> dict:
+        done = run(
+            "check",
+            "--comments",
+            "--json",
+            "src",
+            cwd=tmp_path,
+            env={"KAPI_NO_PROJECT": "1", "KAPI_CHECK_WORKERS": workers},
+        )
+        data = json.loads(done.stdout)
+        return {
+            "findings": [
+                (f["location"]["file"], f["rule"], f["location"]["start"]) for f in data["findings"]
+            ],
+            "scope": data["scope"]["files"],
+            "analyzers": sorted(
+                (a["file"], a["id"], a["status"]) for a in data["execution"]["analyzers"]
+            ),
+            "verdict": data["verdict"],
+        }
+
+    serial = report("1")
+    assert len(serial["findings"]) == 240
+    assert ("src/part0/mod0.py", "comments", "not_requested") in serial["analyzers"]
+    assert report("2") == serial

@@ -28,6 +28,7 @@ from kapi.host.errors import EXIT_ERROR, EXIT_USAGE, HostError
 from kapi.host.governance import Governance, governance_error
 
 if TYPE_CHECKING:
+    from kapi.core.check.analyzers import Analyzer
     from kapi.core.format import TextLocator
     from kapi.host.workspace import Workspace
 
@@ -152,12 +153,6 @@ def _run(
     options: CheckOptions,
     label: str,
 ) -> Report:
-    analyzers = None
-    if any(target.comments for target in targets):
-        from kapi.core.check.comments import CommentsAnalyzer
-        from kapi.core.check.engine import default_analyzers
-
-        analyzers = (*default_analyzers(), CommentsAnalyzer())
     try:
         return run_check(
             targets,
@@ -165,10 +160,20 @@ def _run(
             options,
             label=label,
             context=_context(workspace),
-            analyzers=analyzers,
+            analyzers=_analyzers(any(target.comments for target in targets)),
         )
     except GovernanceError as err:
         raise governance_error(err) from None
+
+
+def _analyzers(comments: bool) -> tuple[Analyzer, ...] | None:
+    """Every analyzer, and the ``comments`` analyzer when source files' comments are checked."""
+    if not comments:
+        return None
+    from kapi.core.check.comments import CommentsAnalyzer
+    from kapi.core.check.engine import default_analyzers
+
+    return (*default_analyzers(), CommentsAnalyzer())
 
 
 def _options(options: CheckOptions) -> CheckOptions:
@@ -215,8 +220,7 @@ def check_files(
 
     A file that governs the project is left out; ``on_governance`` hears of
     each, with what it is. A source file is read for its comments when
-    ``comments`` asks for it or its ``content[]`` item declares ``comments``;
-    such a check runs in this process.
+    ``comments`` asks for it or its ``content[]`` item declares ``comments``.
 
     Many files are read by their formats and analysed in several processes at
     once (this one and workers, in chunks); this process resolves governance,
@@ -248,7 +252,7 @@ def check_files(
     from kapi.host.comments import reads_comments
 
     as_comments = {path for path, _ in jobs if reads_comments(workspace, path, asked=comments)}
-    processes = 1 if as_comments else _processes(len(jobs))
+    processes = _processes(len(jobs))
     if target is not None and (len(paths) != 1 or not target_lang):
         raise HostError(
             "--target checks one source file against one translation; give --target-lang",
@@ -257,7 +261,15 @@ def check_files(
     label = paths[0] if len(paths) == 1 else f"{len(paths)} files"
     if processes > 1:
         return _check_parallel(
-            workspace, paths, jobs, _options(options), governance, format_name, processes, label
+            workspace,
+            paths,
+            jobs,
+            _options(options),
+            governance,
+            format_name,
+            processes,
+            label,
+            comment_paths=frozenset(as_comments),
         )
     displays = iter(jobs)
     targets: list[CheckTarget] = []
@@ -345,8 +357,9 @@ def _processes(files: int) -> int:
 
 
 # A file's part of the work: (path, display, the governance resolved at its point, or None
-# when resolving failed here; then the file comes back read and is resolved again here).
-_Job = tuple[str, str, ResolvedGovernance | None]
+# when resolving failed here; then the file comes back read and is resolved again here;
+# whether the file is read for its comments).
+_Job = tuple[str, str, ResolvedGovernance | None, bool]
 # What a worker gives back for a file: its result, or the target itself when it must be
 # resolved here (a file that declares another locale, or governance that did not resolve).
 _Done = TargetResult | CheckTarget
@@ -354,14 +367,14 @@ _Done = TargetResult | CheckTarget
 _WORKER: Checker | None = None  # each worker process's checker, made by _start_worker
 
 
-def _start_worker(options: CheckOptions) -> None:
+def _start_worker(options: CheckOptions, comments: bool = False) -> None:
     """A worker's checker (its own canary cache); Ctrl-C is left to the parent, which
     cancels what is left and exits 130."""
     import signal
 
     global _WORKER
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _WORKER = Checker(options)
+    _WORKER = Checker(options, analyzers=_analyzers(comments))
 
 
 def _check_in_worker(
@@ -381,8 +394,10 @@ def _check_chunk(
     file that declares another locale goes back to be resolved there.
     """
     done: list[_Done] = []
-    for path, display, governance in jobs:
-        target = _read(source_language, Path(path), display, format_name=format_name)
+    for path, display, governance, comments in jobs:
+        target = _read(
+            source_language, Path(path), display, format_name=format_name, comments=comments
+        )
         if target.status != ScopeStatus.CHECKED:
             done.append(checker.check(target))  # nothing to resolve: only its scope entry
         elif governance is not None and target.locale == source_language:
@@ -401,6 +416,8 @@ def _check_parallel(
     format_name: str | None,
     processes: int,
     label: str,
+    *,
+    comment_paths: frozenset[str] = frozenset(),
 ) -> Report:
     """The report, with files read and analysed by this process and ``processes - 1`` workers.
 
@@ -419,7 +436,7 @@ def _check_parallel(
     source_language = workspace.source_language
     resolver = governance.resolver()
     try:
-        checker = Checker(options)
+        checker = Checker(options, analyzers=_analyzers(bool(comment_paths)))
     except GovernanceError as err:
         raise governance_error(err) from None
     started = time.perf_counter()
@@ -427,14 +444,15 @@ def _check_parallel(
 
     def job(path: str, display: str) -> _Job:
         before = time.perf_counter()
+        comments = path in comment_paths
         try:
             resolved: ResolvedGovernance | None = resolver(
-                CheckTarget(file=display, locale=source_language)
+                CheckTarget(file=display, locale=source_language, comments=comments)
             )
         except GovernanceError:
             resolved = None  # raised again if the file has content, where one process would
         resolving_ms.append((time.perf_counter() - before) * 1000)
-        return path, display, resolved
+        return path, display, resolved, comments
 
     # The first file is checked here before the pool starts, so its format's reader and the
     # analyzers' compiled rules are made once and forked workers inherit them.
@@ -447,7 +465,7 @@ def _check_parallel(
             max_workers=max(1, processes - 1),
             mp_context=multiprocessing.get_context(method),
             initializer=_start_worker,
-            initargs=(checker.options,),
+            initargs=(checker.options, bool(comment_paths)),
         )
     except (OSError, ValueError, NotImplementedError, ImportError):
         pool = None  # no semaphores or processes here (a sandbox): check in this process
