@@ -92,9 +92,8 @@ def build_project(root: Path) -> None:
 def cold(root: Path) -> tuple[list[float], list[float]]:
     """Wall and CPU (user + system) seconds of each cold run."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("KAPI_")}
-    env["PYTHONPYCACHEPREFIX"] = str(root / ".pycache")
     command = [KAPI, "context", "docs/page3.md", "--json"]
-    subprocess.run(command, cwd=root, env=env, check=True, capture_output=True)  # warm .pyc
+    subprocess.run(command, cwd=root, env=env, check=True, capture_output=True)  # warm caches
     walls, cpus = [], []
     for _ in range(RUNS):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
