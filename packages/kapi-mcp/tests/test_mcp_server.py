@@ -312,20 +312,37 @@ def test_the_handshake_of_each_protocol_version_is_answered(shop, version):
         },
         "id": 1,
     }
-    for command in ([KAPI, "mcp"], [str(Path(KAPI).with_name("kapi-mcp"))]):
+    answers = []
+    for command, extra in (
+        ([KAPI, "mcp"], {}),
+        ([str(Path(KAPI).with_name("kapi-mcp"))], {}),
+        ([KAPI, "mcp"], {"KAPI_MCP_SDK_HANDSHAKE": "1"}),  # the SDK's own answer
+    ):
         done = subprocess.run(
             command,
             cwd=shop,
-            env=_env(shop),
+            env={**_env(shop), **extra},
             input=json.dumps(message) + "\n",
             capture_output=True,
             text=True,
             timeout=60,
         )
-        answer = json.loads(done.stdout.splitlines()[0])
+        lines = done.stdout.splitlines()
+        assert len(lines) == 1, lines  # one answer: the handshake is never answered twice
+        answer = json.loads(lines[0])
+        answers.append(answer)
         assert answer["result"]["protocolVersion"] == version
         assert answer["result"]["serverInfo"]["name"] == "kapi"
         assert "context_note" in answer["result"]["instructions"]
+    assert answers[0] == answers[1] == answers[2]
+
+
+def test_the_fast_handshake_knows_the_sdks_versions():
+    from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+
+    from kapi.mcp.server import HANDSHAKE_VERSIONS
+
+    assert HANDSHAKE_VERSIONS == HANDSHAKE_PROTOCOL_VERSIONS
 
 
 def test_describe_and_detect_format_with_the_content_set(shop):

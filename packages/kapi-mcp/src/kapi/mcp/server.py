@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import secrets
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -212,16 +213,123 @@ def build_server(options: ServerOptions) -> Any:
     )
 
 
+# The revisions reachable by the initialize handshake, newest last (a test holds this to the
+# SDK's own list).
+HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+
+
+def initialize_answer(request: dict[str, Any], writing: bool) -> dict[str, Any]:
+    """The initialize result, as the SDK gives it, for a handshake ``request``."""
+    asked = str((request.get("params") or {}).get("protocolVersion", ""))
+    capabilities: dict[str, Any] = {"tools": {"listChanged": False}}
+    if writing:
+        capabilities = {"resources": {"listChanged": False, "subscribe": False}, **capabilities}
+    result: dict[str, Any] = {"capabilities": capabilities}
+    if writing:
+        result["instructions"] = INSTRUCTIONS
+    result["protocolVersion"] = asked if asked in HANDSHAKE_VERSIONS else HANDSHAKE_VERSIONS[-1]
+    result["serverInfo"] = {"name": "kapi", "version": VERSION}
+    return {"jsonrpc": "2.0", "id": request["id"], "result": result}
+
+
+def _handshake(line: bytes) -> dict[str, Any] | None:
+    """The first message when it is an initialize request, else None."""
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return None
+    if isinstance(message, dict) and message.get("method") == "initialize" and "id" in message:
+        return message
+    return None
+
+
 def serve(options: ServerOptions) -> None:
-    """Serve over stdio until the client closes the connection."""
+    """Serve over stdio until the client closes the connection.
+
+    The MCP SDK takes about a second to import; it loads in a thread while the
+    first message is read, and an initialize request is answered at once (the
+    SDK is handed the same request and its own answer is not sent again), so an
+    agent host sees the server come up as soon as Python does.
+    """
+    import os
+    import threading
+
+    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    built: dict[str, Any] = {}
+
+    def load() -> None:
+        try:
+            built["server"] = build_server(options)
+        except BaseException as err:  # reported on the main thread
+            built["error"] = err
+
+    loader = threading.Thread(target=load, name="kapi-mcp-sdk", daemon=True)
+    loader.start()
+    first = stdin.readline()
+    answered: Any = None
+    request = _handshake(first) if os.environ.get("KAPI_MCP_SDK_HANDSHAKE") != "1" else None
+    if request is not None:
+        answer = initialize_answer(request, "writing" in options.sets)
+        stdout.write(json.dumps(answer, ensure_ascii=False, separators=(",", ":")).encode() + b"\n")
+        stdout.flush()
+        answered = request["id"]
+    loader.join()
+    if "error" in built:
+        raise built["error"]
+    _run(built["server"], first, stdin, stdout, answered)
+
+
+def _run(server: Any, first: bytes, stdin: Any, stdout: Any, answered: Any) -> None:
+    """The SDK's server loop over stdin and stdout, the first line already read."""
     import anyio
+    import mcp_types as types
 
-    from mcp.server.stdio import stdio_server
+    from mcp.shared._context_streams import create_context_streams
+    from mcp.shared.message import SessionMessage
 
-    server = build_server(options)
+    # Stray output of a handler must not reach the wire: print() goes to stderr while serving.
+    sys.stdout = sys.stderr
 
     async def run() -> None:
-        async with stdio_server() as (read_stream, write_stream):
+        read_writer, read_stream = create_context_streams[SessionMessage | Exception](0)
+        write_stream, write_reader = create_context_streams[SessionMessage](0)
+
+        async def feed(line: bytes) -> None:
+            try:
+                message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+            except Exception as err:
+                await read_writer.send(err)
+                return
+            await read_writer.send(SessionMessage(message))
+
+        async def reader() -> None:
+            async with read_writer:
+                if first.strip():
+                    await feed(first)
+                while True:
+                    line = await anyio.to_thread.run_sync(stdin.readline)
+                    if not line:
+                        break
+                    if line.strip():
+                        await feed(line)
+
+        pending = [answered] if answered is not None else []
+
+        async def writer() -> None:
+            async with write_reader:
+                async for session_message in write_reader:
+                    message = session_message.message
+                    if pending and getattr(message, "id", None) == pending[0]:
+                        pending.clear()
+                        continue  # the handshake was answered already
+                    text = message.model_dump_json(by_alias=True, exclude_unset=True)
+                    stdout.write(text.encode() + b"\n")
+                    stdout.flush()
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(reader)
+            group.start_soon(writer)
             await server.run(read_stream, write_stream, server.create_initialization_options())
+            group.cancel_scope.cancel()
 
     anyio.run(run)
