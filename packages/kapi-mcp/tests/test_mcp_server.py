@@ -445,3 +445,69 @@ def test_every_request_refreshes_the_agents_presence_row(shop):
         .fetchall()
     )
     assert any(agent == "cursor" and session.startswith("s") for session, agent in rows), rows
+
+
+def test_a_client_that_disconnects_mid_call_leaves_a_clean_exit_and_a_whole_file(shop):
+    before = (shop / "locales/en.json").read_bytes()
+    records = json.loads(
+        subprocess.run(
+            [KAPI, "inspect", "locales/en.json"],
+            cwd=shop,
+            env=_env(shop),
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    )
+    first = records[0]
+    messages = [
+        {
+            "jsonrpc": "2.0",
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "gone", "version": "1"},
+            },
+            "id": 1,
+        },
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {
+            "jsonrpc": "2.0",
+            "method": "tools/call",
+            "params": {
+                "name": "apply_edits",
+                "arguments": {
+                    "ops": [
+                        {
+                            "op": "set_content",
+                            "at": first["ref"],
+                            "if_match": first["rev"],
+                            "text": "Welcome",
+                        }
+                    ]
+                },
+            },
+            "id": 2,
+        },
+    ]
+    process = subprocess.Popen(
+        [KAPI, "mcp"],
+        cwd=shop,
+        env=_env(shop),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdin is not None
+    process.stdin.write(b"".join(json.dumps(m).encode() + b"\n" for m in messages))
+    process.stdin.close()  # gone before any answer is read
+    process.wait(timeout=60)
+    assert process.stderr is not None
+    stderr = process.stderr.read()
+    assert process.returncode == 0, stderr.decode()
+    assert b"Traceback" not in stderr
+    after = (shop / "locales/en.json").read_bytes()
+    # the set landed whole or not at all: the file is the original or the edited one, parseable
+    data = json.loads(after)
+    assert after == before or data["nav"]["home"] == "Welcome"
