@@ -17,6 +17,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import statistics
 import subprocess
 import sys
@@ -124,6 +125,7 @@ def bench_up(strings: int) -> None:
         (root / "kapi.yaml").write_text(RECIPE.format(languages="fr, de, es"))
         environ = {**os.environ, "PYTHONPYCACHEPREFIX": str(root / ".pyc")}
         subprocess.run([KAPI, "--version"], env=environ, capture_output=True, check=True)
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
         done = subprocess.run(
             [KAPI, "up", "--provider", "pseudo", "--json", "--quiet"],
@@ -133,6 +135,8 @@ def bench_up(strings: int) -> None:
             text=True,
         )
         wall = time.perf_counter() - started
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
         result = json.loads(done.stdout) if done.stdout else {}
         again_started = time.perf_counter()
         subprocess.run(
@@ -144,7 +148,7 @@ def bench_up(strings: int) -> None:
         again = time.perf_counter() - again_started
     print(f"kapi up --provider pseudo, {strings:,} strings x 3 languages")
     print(
-        f"  wall {wall:.2f} s (target < 10 s), exit {done.returncode}, "
+        f"  wall {wall:.2f} s (target < 10 s), cpu {cpu:.2f} s, exit {done.returncode}, "
         f"{result.get('written', '?')} written, {result.get('refused', '?')} refused"
     )
     print(f"  a second kapi up (nothing to do): {again:.2f} s")

@@ -414,6 +414,15 @@ class MemoryIndex:
                 break
         return [StoredVariant(*row) for row in rows]
 
+    def holds_pair(self, source: str, target: str) -> bool:
+        """Whether any entry has a variant in both locales (else a search cannot match)."""
+        row = self._db.execute(
+            "SELECT 1 FROM tm_keys a JOIN tm_variants b ON b.entry_id = a.entry_id "
+            "AND b.locale = ? WHERE a.locale = ? LIMIT 1",
+            (target, source),
+        ).fetchone()
+        return row is not None
+
     def variants(self, entry: str) -> dict[str, str]:
         return dict(
             self._db.execute("SELECT locale, text FROM tm_variants WHERE entry_id = ?", (entry,))

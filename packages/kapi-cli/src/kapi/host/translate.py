@@ -70,6 +70,7 @@ class UnitOutcome:
     text: str = ""
     reason: str = ""
     rev: str = ""
+    code: str = ""  # a refusal's error code (``stale``, ``guard``, ``unsupported``…)
 
 
 def languages_for(workspace: Workspace, doc: str) -> tuple[str, ...]:
@@ -317,7 +318,12 @@ def translate_units(
                 segments.append(Segment(id=key, text=render_edit_text(span), runs=span))
         answers: dict[str, str] = {}
         leveraged: set[str] = set()
-        if leverage and index is not None and provider.name != "memory":
+        if (
+            leverage
+            and index is not None
+            and provider.name != "memory"
+            and index.holds_pair(source_lang, language)
+        ):
             batch = TranslationBatch(source_lang, language, tuple(segments))
             answers.update(MemoryProvider(index).translate(batch))
             leveraged = set(answers)
@@ -511,8 +517,11 @@ def _write_once(
                 if op.error is not None
                 else (result.error.message if result.error is not None else _BLOCKED)
             )
+            code = str(op.error.code) if op.error is not None else ""
             outcomes.append(
-                UnitOutcome(m.unit.doc, m.unit.block, m.unit.language, "refused", reason=reason)
+                UnitOutcome(
+                    m.unit.doc, m.unit.block, m.unit.language, "refused", reason=reason, code=code
+                )
             )
     if not result.ops and result.error is not None:
         outcomes = [

@@ -247,8 +247,9 @@ def run_up(request: UpRequest, workspace: Workspace, progress: Progress | None =
             for language, units in sorted(by_language.items()):
                 joined = next((j for j in staged.joined if j.edition == language), None)
                 unborn = joined is not None and joined.head is None
-                if not request.dry_run:
-                    _seed_missing_file(workspace, staged, language, index)
+                seeded = not request.dry_run and _seed_missing_file(
+                    workspace, staged, language, index
+                )
                 if provider.name in ("openai", "anthropic"):
                     voice = voice_brief_at(workspace, staged, language)
                 made, refused = translate_units(
@@ -268,16 +269,27 @@ def run_up(request: UpRequest, workspace: Workspace, progress: Progress | None =
                 ):  # its file does not exist yet: say what it would hold
                     outcomes.extend(_would_write(made))
                     made = []
-                outcomes.extend(
-                    write_units(
+                note = f"translated with `kapi up` ({provider.engine})"
+                # A file just started as a copy of its source holds the source's runs.
+                first = _as_copied(made, language) if seeded else made
+                landed = write_units(
+                    workspace,
+                    first,
+                    engine=provider.engine,
+                    index=index,
+                    note=note,
+                    dry_run=request.dry_run,
+                )
+                if seeded and any(o.code == "stale" for o in landed):
+                    landed = write_units(
                         workspace,
                         _refreshed(workspace, staged, made, index),
                         engine=provider.engine,
                         index=index,
-                        note=f"translated with `kapi up` ({provider.engine})",
+                        note=note,
                         dry_run=request.dry_run,
                     )
-                )
+                outcomes.extend(landed)
                 done += len(units)
                 if progress is not None:
                     progress(
@@ -331,7 +343,7 @@ def voice_brief_at(workspace: Workspace, staged: Staged, language: str) -> str:
 
 def _seed_missing_file(
     workspace: Workspace, staged: Staged, language: str, index: MemoryIndex
-) -> None:
+) -> bool:
     """Start a target file that does not exist yet as a copy of its source (its blocks marked seed).
 
     The copy's blocks are not translations: they stay ``missing`` until written,
@@ -339,7 +351,7 @@ def _seed_missing_file(
     """
     joined = next((j for j in staged.joined if j.edition == language), None)
     if joined is None or joined.head is not None:
-        return
+        return False
     from kapi.core.revision import revision
     from kapi.host.memory_store import Stamp
     from kapi.host.store import now
@@ -348,7 +360,7 @@ def _seed_missing_file(
     target = workspace.home().path_for(joined.file)
     source = workspace.home().path_for(staged.doc)
     if target.exists():
-        return
+        return False
     at = now()
     index.put_stamps(
         Stamp(
@@ -365,6 +377,7 @@ def _seed_missing_file(
     )
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_bytes(source.read_bytes())
+    return True
 
 
 def _would_write(made: Sequence[Any]) -> list[UnitOutcome]:
@@ -378,6 +391,20 @@ def _would_write(made: Sequence[Any]) -> list[UnitOutcome]:
             "leveraged" if m.kind == "memory" else "written",
             text=render_edit_text(m.runs),
         )
+        for m in made
+    ]
+
+
+def _as_copied(made: Sequence[Any], language: str) -> list[Any]:
+    """The made units with the revision a copy of their source has in ``language``."""
+    from attrs import evolve
+
+    from kapi.core.revision import revision
+
+    return [
+        evolve(m, unit=evolve(m.unit, target_rev=revision(language, m.unit.source)))
+        if m.unit.target_rev == "absent"
+        else m
         for m in made
     ]
 
