@@ -87,7 +87,7 @@ collections:
   - name: code
     content:
       - path: "{glob}"
-        comments: {{formatter: {formatter}}}
+        comments: {comments}
 """
 PRAGMAS = ("noqa", "type: ignore", "eslint-", "@ts-", "prettier-ignore", "tslint:", "pragma")
 
@@ -113,7 +113,8 @@ def run(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.Completed
 
 def project(tmp: Path, tree: Path, glob: str, voice: str, formatter: str) -> Path:
     shutil.copytree(tree, tmp / "code")
-    (tmp / "kapi.yaml").write_text(RECIPE.format(glob=glob, formatter=formatter))
+    comments = f"{{formatter: {formatter}}}" if formatter else "true"
+    (tmp / "kapi.yaml").write_text(RECIPE.format(glob=glob, comments=comments))
     (tmp / "voices").mkdir()
     (tmp / "voices" / "corpus.yaml").write_text(voice)
     return tmp
@@ -169,7 +170,7 @@ def check(root: Path) -> dict:
 
 def test_requests_findings_are_prose_in_comments_and_docstrings_only(tmp_path: Path):
     tree = unpacked(REQUESTS) / "requests-2.32.3" / "src" / "requests"
-    root = project(tmp_path, tree, "code/**/*.py", PY_VOICE, "ruff")
+    root = project(tmp_path, tree, "code/**/*.py", PY_VOICE, "")
     report = check(root)
     findings = report["findings"]
     assert len(findings) >= 20, [f["rule"] for f in findings]
@@ -192,7 +193,7 @@ def test_requests_findings_are_prose_in_comments_and_docstrings_only(tmp_path: P
 
 def test_rxjs_findings_are_prose_in_comments_only(tmp_path: Path):
     tree = unpacked(RXJS) / "package" / "src"
-    root = project(tmp_path, tree, "code/**/*.ts", TS_VOICE, "prettier")
+    root = project(tmp_path, tree, "code/**/*.ts", TS_VOICE, "")
     report = check(root)
     findings = report["findings"]
     assert len(findings) >= 50

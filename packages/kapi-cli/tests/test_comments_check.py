@@ -298,3 +298,47 @@ def test_many_source_files_checked_in_several_processes_give_the_serial_report(t
     assert len(serial["findings"]) == 240
     assert ("src/part0/mod0.py", "comments", "not_requested") in serial["analyzers"]
     assert report("2") == serial
+
+
+FORMATTED_RECIPE = """\
+version: v1
+name: demo
+defaults:
+  source_language: en
+collections:
+  - name: code
+    content:
+      - path: src/**/*.py
+        comments: {formatter: ruff}
+      - path: web/**/*.ts
+        comments: {formatter: prettier}
+"""
+
+
+def test_the_declared_formatter_must_agree_with_a_checked_file(tmp_path: Path):
+    (tmp_path / "kapi.yaml").write_text(FORMATTED_RECIPE)
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "tidy.py").write_text("# A tidy note.\nx = 1\n")
+    (tmp_path / "src" / "ugly.py").write_text("# An untidy note.\nx=1\n")
+    done = run("check", "--json", "src", cwd=tmp_path)
+    assert done.returncode == 3, done.stderr
+    report = json.loads(done.stdout)
+    assert [(f["rule"], f["location"]["file"], f["fails"]) for f in report["findings"]] == [
+        ("formatter.ruff", "src/ugly.py", True)
+    ]
+    runs = {(r["file"], r["id"]): r for r in report["execution"]["analyzers"]}
+    assert runs[("src/tidy.py", "formatter")]["status"] == "passed"
+    assert runs[("src/ugly.py", "formatter")]["canary"]["status"] == "caught"
+
+
+def test_a_declared_formatter_that_is_not_installed_did_not_run(tmp_path: Path):
+    (tmp_path / "kapi.yaml").write_text(FORMATTED_RECIPE)
+    (tmp_path / "web").mkdir()
+    (tmp_path / "web" / "a.ts").write_text("// A note.\nlet a = 1;\n")
+    done = run("check", "--json", "web", cwd=tmp_path, env={"PATH": "/nonexistent"})
+    assert done.returncode == 4, done.stderr
+    report = json.loads(done.stdout)
+    assert report["verdict"] == "did_not_run"
+    (formatter,) = [r for r in report["execution"]["analyzers"] if r["id"] == "formatter"]
+    assert formatter["status"] == "did_not_run" and formatter["required"]
+    assert "prettier is declared but not installed" in formatter["reason"]

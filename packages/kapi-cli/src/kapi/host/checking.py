@@ -11,7 +11,7 @@ import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from attrs import evolve, frozen
 
@@ -152,6 +152,7 @@ def _run(
     governance: Governance,
     options: CheckOptions,
     label: str,
+    formatter_verdicts: Mapping[str, Any] | None = None,
 ) -> Report:
     try:
         return run_check(
@@ -160,20 +161,26 @@ def _run(
             options,
             label=label,
             context=_context(workspace),
-            analyzers=_analyzers(any(target.comments for target in targets)),
+            analyzers=_analyzers(any(target.comments for target in targets), formatter_verdicts),
         )
     except GovernanceError as err:
         raise governance_error(err) from None
 
 
-def _analyzers(comments: bool) -> tuple[Analyzer, ...] | None:
-    """Every analyzer, and the ``comments`` analyzer when source files' comments are checked."""
+def _analyzers(
+    comments: bool, formatter_verdicts: Mapping[str, Any] | None = None
+) -> tuple[Analyzer, ...] | None:
+    """Every analyzer, with ``comments`` when source files' comments are checked, and
+    ``formatter`` when their project declares formatters (their verdicts given)."""
     if not comments:
         return None
-    from kapi.core.check.comments import CommentsAnalyzer
+    from kapi.core.check.comments import CommentsAnalyzer, FormatterAnalyzer
     from kapi.core.check.engine import default_analyzers
 
-    return (*default_analyzers(), CommentsAnalyzer())
+    extra: tuple[Analyzer, ...] = (CommentsAnalyzer(),)
+    if formatter_verdicts:
+        extra += (FormatterAnalyzer(formatter_verdicts),)
+    return (*default_analyzers(), *extra)
 
 
 def _options(options: CheckOptions) -> CheckOptions:
@@ -252,6 +259,11 @@ def check_files(
     from kapi.host.comments import reads_comments
 
     as_comments = {path for path, _ in jobs if reads_comments(workspace, path, asked=comments)}
+    verdicts = None
+    if as_comments:
+        from kapi.host.comments import formatter_verdicts
+
+        verdicts = formatter_verdicts(workspace, [job for job in jobs if job[0] in as_comments])
     processes = _processes(len(jobs))
     if target is not None and (len(paths) != 1 or not target_lang):
         raise HostError(
@@ -270,6 +282,7 @@ def check_files(
             processes,
             label,
             comment_paths=frozenset(as_comments),
+            formatter_verdicts=verdicts,
         )
     displays = iter(jobs)
     targets: list[CheckTarget] = []
@@ -295,7 +308,7 @@ def check_files(
             raise HostError(f"--target {target}: {translated.reason}", exit_code=EXIT_ERROR)
         targets[0] = evolve(targets[0], target_blocks=translated.blocks, target_locale=target_lang)
         options = evolve(options, target_locale=target_lang)
-    return _run(workspace, targets, governance, _options(options), label)
+    return _run(workspace, targets, governance, _options(options), label, verdicts)
 
 
 # --- checking many files in worker processes --------------------------------------------
@@ -367,14 +380,18 @@ _Done = TargetResult | CheckTarget
 _WORKER: Checker | None = None  # each worker process's checker, made by _start_worker
 
 
-def _start_worker(options: CheckOptions, comments: bool = False) -> None:
+def _start_worker(
+    options: CheckOptions,
+    comments: bool = False,
+    formatter_verdicts: Mapping[str, Any] | None = None,
+) -> None:
     """A worker's checker (its own canary cache); Ctrl-C is left to the parent, which
     cancels what is left and exits 130."""
     import signal
 
     global _WORKER
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _WORKER = Checker(options, analyzers=_analyzers(comments))
+    _WORKER = Checker(options, analyzers=_analyzers(comments, formatter_verdicts))
 
 
 def _check_in_worker(
@@ -418,6 +435,7 @@ def _check_parallel(
     label: str,
     *,
     comment_paths: frozenset[str] = frozenset(),
+    formatter_verdicts: Mapping[str, Any] | None = None,
 ) -> Report:
     """The report, with files read and analysed by this process and ``processes - 1`` workers.
 
@@ -436,7 +454,7 @@ def _check_parallel(
     source_language = workspace.source_language
     resolver = governance.resolver()
     try:
-        checker = Checker(options, analyzers=_analyzers(bool(comment_paths)))
+        checker = Checker(options, analyzers=_analyzers(bool(comment_paths), formatter_verdicts))
     except GovernanceError as err:
         raise governance_error(err) from None
     started = time.perf_counter()
@@ -465,7 +483,7 @@ def _check_parallel(
             max_workers=max(1, processes - 1),
             mp_context=multiprocessing.get_context(method),
             initializer=_start_worker,
-            initargs=(checker.options, bool(comment_paths)),
+            initargs=(checker.options, bool(comment_paths), formatter_verdicts),
         )
     except (OSError, ValueError, NotImplementedError, ImportError):
         pool = None  # no semaphores or processes here (a sandbox): check in this process

@@ -29,6 +29,7 @@ __all__ = [
     "check_reads_comments",
     "comment_refusal",
     "comment_settings",
+    "formatter_verdicts",
     "inspect_comments",
     "is_comment_source",
     "read_comment_target",
@@ -211,3 +212,31 @@ def inspect_comments(
             for comment in found.comments
         )
     return records, failures, [path for path in paths if path not in mine]
+
+
+def formatter_verdicts(workspace: Workspace, files: Sequence[tuple[str, str]]) -> dict[str, Any]:
+    """What each source file's declared formatter says of it (``display -> verdict``).
+
+    ``files`` are ``(path, display)`` pairs of files read for their comments;
+    only those whose item (or ``defaults.comments``) declares a formatter are
+    run, and each formatter's canary with them.
+    """
+    project = workspace.project
+    if project is None or not files:
+        return {}
+    by_formatter: dict[str, list[tuple[str, Path]]] = {}
+    for path, display in files:
+        relative = project.relative(Path(path))
+        formatter = comment_settings(project, relative).formatter if relative else ""
+        if formatter:
+            by_formatter.setdefault(formatter, []).append((display, Path(path)))
+    if not by_formatter:
+        return {}
+    from kapi.core.check.comments import FormatterVerdictValue
+    from kapi.host.formatters import check_files
+
+    out: dict[str, Any] = {}
+    for formatter, named in by_formatter.items():
+        for display, verdict in check_files(formatter, named, cwd=workspace.root).items():
+            out[display] = FormatterVerdictValue(formatter, verdict.status, verdict.reason)
+    return out

@@ -8,14 +8,17 @@ a pass.
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from attrs import frozen
 
-__all__ = ["FORMATTERS", "FormatterVerdict", "run_formatter"]
+__all__ = ["CANARY_SAMPLES", "FORMATTERS", "FormatterVerdict", "check_files", "run_formatter"]
 
 FORMATTERS = ("ruff", "prettier", "gofmt")
 _TIMEOUT = 120
@@ -86,3 +89,106 @@ def run_formatter(name: str, data: bytes, doc: str, *, cwd: Path) -> FormatterVe
     if done.stdout.strip():
         return FormatterVerdict("failed", "gofmt -l lists it")
     return FormatterVerdict("passed")
+
+
+# A sample each formatter must flag: it is the formatter's canary in a check.
+CANARY_SAMPLES = {
+    "ruff": ("canary.py", b"x=( 1 )\n"),
+    "prettier": ("canary.ts", b"let   a=1\n"),
+    "gofmt": ("canary.go", b"package a\nfunc  f( ) {}\n"),
+}
+
+
+def _listed(name: str, program: str, displays: list[str]) -> list[str]:
+    if name == "ruff":
+        return [program, "format", "--check", *displays]
+    if name == "prettier":
+        return [program, "--list-different", *displays]
+    return [program, "-l", *displays]
+
+
+_ARROW = re.compile(r"^\s*-->\s*(.+?):\d+:\d+\s*$")
+
+
+def _listed_files(output: str) -> tuple[set[str], dict[str, str]]:
+    """The files a formatter's listing names to reformat, and those it could not read (why).
+
+    Reads ``prettier --list-different`` and ``gofmt -l`` (one path a line), ``ruff format
+    --check`` as it writes old (``Would reformat: path``) and new (a titled block, then
+    ``--> path:line:col``), and the errors of each (``[error] path: …``, ``path:l:c: …``).
+    """
+    reformat: set[str] = set()
+    unreadable: dict[str, str] = {}
+    title = ""
+    for raw in output.splitlines():
+        line = raw.strip()
+        if not line:
+            continue
+        arrow = _ARROW.match(raw)
+        if arrow is not None:
+            if title.startswith("unformatted"):
+                reformat.add(arrow.group(1))
+            else:
+                unreadable.setdefault(arrow.group(1), title)
+            continue
+        if line.startswith("Would reformat: "):
+            reformat.add(line.removeprefix("Would reformat: "))
+        elif line.startswith("[error] "):
+            path, _, why = line.removeprefix("[error] ").partition(": ")
+            unreadable.setdefault(path, why)
+        elif line.startswith("error: Failed to parse "):
+            path = line.removeprefix("error: Failed to parse ").split(":")[0]
+            unreadable.setdefault(path, line)
+        elif re.match(r"^[\w./-]+:\d+:\d+: ", line):
+            unreadable.setdefault(line.split(":")[0], line)
+        elif ":" in line and not line.startswith(("|", "-", "+")) and " " in line:
+            title = line
+        elif " " not in line:
+            reformat.add(line)  # a path alone: prettier --list-different, gofmt -l
+    return reformat, unreadable
+
+
+def check_files(name: str, files: Sequence[tuple[str, Path]], *, cwd: Path) -> dict[str, Any]:
+    """Each file's verdict under formatter ``name`` (``display -> FormatterVerdict``), in one
+    run of the formatter, and its canary's (a sample it must flag) under ``<canary:name>``.
+
+    ``display`` is the file's path relative to ``cwd``, as the formatter is given it.
+    """
+    verdicts: dict[str, Any] = {}
+    canary_name, canary_data = CANARY_SAMPLES.get(name, ("canary", b""))
+    canary = run_formatter(name, canary_data, canary_name, cwd=cwd)
+    verdicts[f"<canary:{name}>"] = canary
+    displays = [display for display, _ in files]
+    if canary.status == "did_not_run":
+        reason = canary.reason.replace(f" for {canary_name}", "")
+        verdicts.update({display: FormatterVerdict("did_not_run", reason) for display in displays})
+        return verdicts
+    if not displays:
+        return verdicts
+    program = _find(name, cwd)
+    assert program is not None  # the canary ran
+    try:
+        done = subprocess.run(
+            _listed(name, program, displays),
+            cwd=cwd,
+            capture_output=True,
+            timeout=_TIMEOUT * 5,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as err:
+        reason = f"{name} could not run: {err}"
+        verdicts.update({display: FormatterVerdict("did_not_run", reason) for display in displays})
+        return verdicts
+    reformat, unreadable = _listed_files(
+        done.stdout.decode("utf-8", "replace") + "\n" + done.stderr.decode("utf-8", "replace")
+    )
+    for display in displays:
+        if display in unreadable:
+            verdicts[display] = FormatterVerdict(
+                "did_not_run", f"{name} could not read it: {unreadable[display]}"
+            )
+        elif display in reformat:
+            verdicts[display] = FormatterVerdict("failed", f"{name} would reformat it")
+        else:
+            verdicts[display] = FormatterVerdict("passed")
+    return verdicts

@@ -1,4 +1,4 @@
-"""``comments``: the limits a voice sets for code comments (``style.comments``).
+"""``comments``: the limits a voice sets for code comments (``style.comments``); ``formatter``.
 
 ``comment.length`` (a comment of more words than the limit for what it is),
 ``comment.sentence-length`` (a sentence of more words than the limit),
@@ -6,7 +6,8 @@
 and ``comment.todo-owner`` (a ``TODO`` or ``FIXME`` naming nobody, when the
 voice asks for an owner). They report unless ``style.comments.fails`` is
 true. Only comment blocks (role ``comment``) are read; inline code never
-counts as words.
+counts as words. ``formatter`` turns the host's formatter verdicts into
+``formatter.<name>`` findings, which fail.
 """
 
 from __future__ import annotations
@@ -21,7 +22,15 @@ from kapi.core.check.analyzers import Analyzer, AnalyzerStatus, CheckUnit, Probe
 from kapi.core.check.findings import Finding
 from kapi.core.model import Block, Text
 
-__all__ = ["COMMENT_ROLE", "CommentLimits", "CommentsAnalyzer", "comment_limits"]
+__all__ = [
+    "COMMENT_ROLE",
+    "CommentLimits",
+    "CommentsAnalyzer",
+    "FormatterAnalyzer",
+    "FormatterVerdictValue",
+    "canary_file",
+    "comment_limits",
+]
 
 COMMENT_ROLE = "comment"
 
@@ -203,3 +212,78 @@ class CommentsAnalyzer(Analyzer):
                 )
             )
         return probes
+
+
+@frozen
+class FormatterVerdictValue:
+    """What a declared formatter said of a file: ``passed``, ``failed`` or ``did_not_run``."""
+
+    formatter: str
+    status: str
+    reason: str = ""
+
+
+def canary_file(formatter: str) -> str:
+    """The key under which the host gives a formatter's verdict on its known-bad sample."""
+    return f"<canary:{formatter}>"
+
+
+class FormatterAnalyzer(Analyzer):
+    """``formatter.<name>``: the formatter the project declares for a source file must agree.
+
+    The host runs the formatters (this analyzer does no I/O) and gives each
+    file's verdict, and each formatter's verdict on a sample it must flag (the
+    canary). A declared formatter that could not run is ``did_not_run`` and
+    required, so the check never passes on it; a file it would reformat is a
+    failing finding.
+    """
+
+    id = "formatter"
+    family = "formatter"
+
+    def __init__(self, verdicts: Mapping[str, FormatterVerdictValue]) -> None:
+        self.verdicts = dict(verdicts)
+
+    def plan(self, unit: CheckUnit) -> tuple[AnalyzerStatus, str] | None:
+        verdict = self.verdicts.get(unit.file)
+        if verdict is None:
+            return AnalyzerStatus.NOT_APPLICABLE, "no formatter is declared for this file"
+        if verdict.status == "did_not_run":
+            return AnalyzerStatus.DID_NOT_RUN, f"formatter.{verdict.formatter}: {verdict.reason}"
+        return None
+
+    def required(self, unit: CheckUnit) -> bool:
+        return unit.file in self.verdicts or super().required(unit)
+
+    def canary_key(self, unit: CheckUnit) -> Hashable:
+        verdict = self.verdicts.get(unit.file)
+        return (self.id, verdict.formatter if verdict is not None else "")
+
+    def run(self, unit: CheckUnit) -> list[Finding]:
+        verdict = self.verdicts.get(unit.file)
+        if verdict is None or verdict.status != "failed":
+            return []
+        return [
+            self.finding(
+                unit,
+                f"formatter.{verdict.formatter}",
+                f"{verdict.formatter} does not agree with this file ({verdict.reason})",
+                fails=True,
+                metadata={"formatter": verdict.formatter},
+            )
+        ]
+
+    def probes(self, unit: CheckUnit) -> list[Probe]:
+        verdict = self.verdicts.get(unit.file)
+        if verdict is None:
+            return []
+        from attrs import evolve
+
+        probe = evolve(unit.with_blocks(unit.blocks[:1]), file=canary_file(verdict.formatter))
+        return [
+            Probe(
+                probe,
+                f"formatter.{verdict.formatter}",
+                f"a sample {verdict.formatter} must reformat",
+            )
+        ]
