@@ -4,21 +4,22 @@
 leverages memory, ``translate`` (or ``pseudo-translate``) names the provider,
 ``redact``/``unredact`` keep sensitive text on this machine, ``qa`` reports
 what the written targets still get wrong. ``kapi pseudo-translate`` writes
-into each target's file in a project, beside the source ad hoc.
+into each target's file in a project, beside the source ad hoc (:mod:`kapi.host.beside`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from attrs import evolve, field, frozen
+from attrs import field, frozen
 
 from kapi.host.errors import EXIT_GATE, EXIT_USAGE, HostError
 from kapi.host.translate import UnitOutcome
 
 if TYPE_CHECKING:
+    from kapi.host.beside import PseudoResult
     from kapi.host.workspace import Workspace
 
 __all__ = [
@@ -26,7 +27,6 @@ __all__ = [
     "Flow",
     "FlowStep",
     "PseudoRequest",
-    "PseudoResult",
     "RunRequest",
     "list_flows",
     "run_flow",
@@ -268,42 +268,9 @@ class PseudoRequest:
     dry_run: bool = False
 
 
-@frozen
-class PseudoFile:
-    source: str
-    file: str
-    written: int
-
-
-@frozen
-class PseudoResult:
-    language: str
-    files: tuple[PseudoFile, ...]
-    refused: tuple[UnitOutcome, ...]
-    units: tuple[UnitOutcome, ...] = ()
-
-    @property
-    def exit_code(self) -> int:
-        return EXIT_GATE if self.refused else 0
-
-
-def beside(relpath: str, source_lang: str, lang: str) -> str:
-    """Where an ad hoc translation goes: ``locales/en.json`` -> ``locales/qps.json``,
-    ``locales/en/app.json`` -> ``locales/qps/app.json``, else ``guide.md`` -> ``guide.qps.md``."""
-    pure = PurePosixPath(relpath)
-    base = source_lang.split("-")[0].lower()
-    if pure.stem.lower() in (source_lang.lower(), base):
-        return str(pure.with_name(lang + pure.suffix))
-    parts = list(pure.parts)
-    for index in range(len(parts) - 2, -1, -1):
-        if parts[index].lower() in (source_lang.lower(), base):
-            parts[index] = lang
-            return str(PurePosixPath(*parts))
-    return str(pure.with_name(f"{pure.stem}.{lang}{pure.suffix}"))
-
-
 def run_pseudo(request: PseudoRequest, workspace: Workspace) -> PseudoResult:
     """Pseudo-translate files into ``request.to`` through the change service."""
+    from kapi.host.beside import translate_beside
     from kapi.host.providers.port import ProviderOptions
     from kapi.host.providers.registry import make_provider
     from kapi.host.translate import check_language
@@ -326,127 +293,3 @@ def run_pseudo(request: PseudoRequest, workspace: Workspace) -> PseudoResult:
         overwrite=True,
         note="pseudo-translated with `kapi pseudo-translate`",
     )
-
-
-def translate_beside(
-    workspace: Workspace,
-    files: Sequence[str],
-    language: str,
-    provider: Any,
-    *,
-    dry_run: bool = False,
-    overwrite: bool = False,
-    note: str = "translated with `kapi translate`",
-    batch_size: int = 40,
-) -> PseudoResult:
-    """Translate files into each one's target for ``language`` (a project's template, else beside it).
-
-    ``overwrite`` rewrites every unit (pseudo-translation); otherwise only the
-    missing ones are translated, so an existing translation is kept.
-    """
-    from kapi.host.project import Collection, ContentItem, Project, target_path
-    from kapi.host.translate import classify, translate_units, write_units
-
-    project = workspace.project
-    root = workspace.root
-    base = workspace.cwd or Path.cwd()
-    if files:
-        relpaths = []
-        for file in files:
-            path = (base / file).resolve()
-            try:
-                relpaths.append(path.relative_to(root.resolve()).as_posix())
-            except ValueError:
-                raise HostError(
-                    f"{file}: outside the working folder", exit_code=EXIT_USAGE
-                ) from None
-    elif project is not None:
-        relpaths = [doc for doc in project.source_files() if project.translation_paths(doc)]
-    else:
-        raise HostError("name the files to translate", exit_code=EXIT_USAGE)
-    source_lang = workspace.source_language
-    items = []
-    for relpath in relpaths:
-        claimed = project.claim(relpath) if project is not None else None
-        if claimed is not None and claimed[1].target:
-            target = target_path(claimed[1], relpath, language)
-        else:
-            target = beside(relpath, source_lang, language)
-        items.append((relpath, target))
-    synthetic = Project(
-        root=root,
-        recipe_path=project.recipe_path if project else root / "kapi.yaml",
-        id=project.id if project else "",
-        name=project.name if project else "",
-        source_language=source_lang,
-        target_languages=(language,),
-        collections=tuple(
-            Collection(name=f"beside-{n}", items=(ContentItem(path=relpath, target=target),))
-            for n, (relpath, target) in enumerate(items)
-        ),
-    )
-    space = _NoStore(root, synthetic, cwd=workspace.cwd)
-    done: list[PseudoFile] = []
-    refused: list[UnitOutcome] = []
-    units_out: list[UnitOutcome] = []
-    try:
-        for relpath, target in items:
-            target_file = space.home().path_for(target)
-            created = False
-            if not target_file.exists():
-                if dry_run:
-                    done.append(PseudoFile(relpath, target, 0))
-                    continue
-                target_file.parent.mkdir(parents=True, exist_ok=True)
-                target_file.write_bytes(space.home().path_for(relpath).read_bytes())
-                created = True
-            staged = space.home().stage(relpath)
-            units = [
-                evolve(u, state="missing")
-                for u in classify(staged, [language], {})
-                if overwrite or created or u.state == "missing"
-            ]
-            made, bad = translate_units(
-                units,
-                provider=provider,
-                index=None,
-                source_lang=source_lang,
-                batch_size=batch_size,
-                leverage=False,
-            )
-            outcomes = write_units(
-                space, made, engine=provider.engine, index=None, note=note, dry_run=dry_run
-            )
-            refused.extend(bad)
-            refused.extend(o for o in outcomes if o.outcome == "refused")
-            units_out.extend(bad)
-            units_out.extend(outcomes)
-            written = sum(1 for o in outcomes if o.outcome in ("written", "leveraged"))
-            if created and not written:
-                target_file.unlink()  # nothing landed: leave no copy of the source behind
-            done.append(PseudoFile(relpath, target, written))
-    finally:
-        space.close()
-    return PseudoResult(
-        language=language, files=tuple(done), refused=tuple(refused), units=tuple(units_out)
-    )
-
-
-def _no_store_workspace() -> type:
-    from kapi.host.workspace import Workspace
-
-    class NoStore(Workspace):
-        """A workspace over a made-up project: the home joins its targets; no store, no check."""
-
-        @property
-        def store(self) -> None:
-            return None
-
-        def commit_check(self) -> None:
-            return None
-
-    return NoStore
-
-
-def _NoStore(root: Path, project: Any, *, cwd: Path | None) -> Any:
-    return _no_store_workspace()(root, project, cwd=cwd)

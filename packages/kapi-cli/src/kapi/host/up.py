@@ -564,7 +564,7 @@ def _translate_ad_hoc(
     request: TranslateRequest, language: str, workspace: Workspace
 ) -> TranslateResult:
     """Outside a project: the translation goes beside the source; only missing units are made."""
-    from kapi.host.flows import translate_beside
+    from kapi.host.beside import translate_beside
     from kapi.host.providers.registry import make_provider
 
     name = provider_name(workspace, request.provider)
