@@ -33,3 +33,10 @@ def test_check_file_on_a_source_file_checks_its_comments():
     assert check_reads_comments("tool.lua")  # then reported as no grammar, never as prose
     assert not check_reads_comments("docs/guide.md")
     assert not check_reads_comments("-")
+
+
+def test_the_mcp_functions_are_public_host_api():
+    import kapi.host
+
+    assert "comment_refusal" in kapi.host.__all__
+    assert kapi.host.check_reads_comments is check_reads_comments

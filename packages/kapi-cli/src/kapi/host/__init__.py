@@ -91,6 +91,9 @@ _EXPORTS: dict[str, str] = {
     "DiffRequest": "toolbox_diff",
     "DiffResult": "toolbox_diff",
     "run_diff": "toolbox_diff",
+    # code comments: what the MCP tools answer for a source file
+    "comment_refusal": "comments",
+    "check_reads_comments": "comments",
 }
 
 __all__ = sorted(_EXPORTS)
