@@ -27,6 +27,8 @@ def translate_text(text, mode):
         return TOKEN.sub("", "FR " + text)
     if mode == "echo":
         return text
+    if mode == "printf":
+        return "FR " + text + " %s"
     return "FR " + text
 
 
@@ -493,3 +495,25 @@ def test_a_reply_in_the_wrong_language_is_refused(shop):
         api.close()
     assert latin.returncode == 3
     assert "script" in latin.stderr
+
+
+def test_a_machine_made_target_that_fails_qa_is_refused(shop):
+    api, env = served("openai", "printf")
+    try:
+        done = run(
+            shop,
+            "translate",
+            "locales/en.json",
+            "--to",
+            "fr",
+            "--provider",
+            "openai",
+            "--json",
+            env=env,
+        )
+    finally:
+        api.close()
+    assert done.returncode == 3
+    refused = [u for u in json.loads(done.stdout)["units"] if u["outcome"] == "refused"]
+    assert refused and "qa.printf" in refused[0]["reason"]
+    assert "help" not in json.loads((shop / "locales/fr.json").read_text())["checkout"]

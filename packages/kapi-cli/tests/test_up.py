@@ -5,10 +5,12 @@ reported; plan and dry run write nothing; an interrupted run resumes without red
 import json
 import os
 import shutil
+import signal
 import sqlite3
 import subprocess
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -25,8 +27,9 @@ class FakeOpenAI:
     ``fail_for`` names a target language it answers 500 for.
     """
 
-    def __init__(self, fail_for=""):
+    def __init__(self, fail_for="", slow_for=""):
         self.fail_for = fail_for
+        self.slow_for = slow_for
         self.segments = []
         api = self
 
@@ -37,6 +40,8 @@ class FakeOpenAI:
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 message = json.loads(body["messages"][-1]["content"])
+                if message["target_lang"] == api.slow_for:
+                    time.sleep(30)
                 if message["target_lang"] == api.fail_for:
                     data = b'{"error": {"message": "overloaded"}}'
                     self.send_response(503)
@@ -314,3 +319,43 @@ def test_a_persons_translations_feed_memory_as_kapi_up_finds_them(shop):
         "--json",
     )
     assert json.loads(drafted.stdout)["matches"] == []  # a tool's draft does not
+
+
+def test_a_signal_mid_run_keeps_what_landed_and_the_next_run_finishes(shop):
+    (shop / "locales/de.json").unlink()
+    slow = FakeOpenAI(slow_for="fr")
+    environ = {
+        k: v for k, v in os.environ.items() if not k.startswith(("KAPI_", "OPENAI", "CLAUDE"))
+    }
+    process = subprocess.Popen(
+        [KAPI, "up", "--provider", "openai", "--retries", "0", "--quiet"],
+        cwd=shop,
+        env={**environ, **slow.env},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:  # German lands first; French waits on the server
+            german = shop / "locales/de.json"
+            if german.exists() and "DE: " in german.read_text(encoding="utf-8"):
+                break
+            time.sleep(0.1)
+        french_before = (shop / "locales/fr.json").read_bytes()
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=60)
+    finally:
+        slow.close()
+    assert process.returncode == 130, err
+    assert "Traceback" not in err
+    assert (shop / "locales/fr.json").read_bytes() == french_before  # nothing half-written
+    assert catalogue(shop, "de")["checkout"]["pay"] == "DE: Pay {{amount}} now"
+    working = FakeOpenAI()
+    try:
+        done = run(shop, "up", "--provider", "openai", "--json", env=working.env)
+    finally:
+        working.close()
+    assert done.returncode == 0, done.stderr
+    assert {language for language, _ in working.segments} == {"fr"}
+    assert catalogue(shop, "fr")["checkout"]["help"].startswith("FR: ")
