@@ -511,3 +511,45 @@ def test_a_client_that_disconnects_mid_call_leaves_a_clean_exit_and_a_whole_file
     # the set landed whole or not at all: the file is the original or the edited one, parseable
     data = json.loads(after)
     assert after == before or data["nav"]["home"] == "Welcome"
+
+
+def test_the_translation_set_translates_plans_and_converges_with_the_pseudo_provider(shop):
+    async def body(client):
+        names = {t.name for t in (await client.list_tools()).tools}
+        text = payload(
+            await client.call_tool("translate", {"text": "Your cart", "provider": "pseudo"})
+        )
+        plan = payload(await client.call_tool("up_plan", {}))
+        done = payload(await client.call_tool("up", {"local": True}))
+        again = payload(await client.call_tool("up_plan", {}))
+        return names, text, plan, done, again
+
+    names, text, plan, done, again = run(shop, body, "--tools", "translation")
+    assert names == {"translate", "up", "up_plan", "stats"}
+    assert (
+        text["language"] == "fr" and text["text"] != "Your cart" and "ç" in text["text"]
+    ) or "å" in text["text"]
+    assert plan["plan"] is True and done["provider"] == "pseudo"
+    before = sum(language["missing"] for language in plan["languages"])
+    after = sum(language["missing"] for language in again["languages"])
+    assert done["written"] > 0 and after < before, (plan, again)
+    # the translations landed in the project's own files, as kapi up writes them
+    assert json.loads((shop / "locales/fr.json").read_text()) != json.loads(
+        (EXAMPLE / "locales/fr.json").read_text()
+    )
+
+
+def test_flows_tools_and_pseudo_translate_behind_the_widening_flags(shop):
+    async def body(client):
+        flows = payload(await client.call_tool("list_flows", {}))
+        tools = payload(await client.call_tool("list_tools", {}))
+        pseudo = payload(await client.call_tool("pseudo_translate", {"path": "locales/en.json"}))
+        return flows, tools, pseudo
+
+    flows, tools, pseudo = run(shop, body, "--all")
+    assert flows["total"] == len(flows["flows"]) and "pseudo-translate" in {
+        f["name"] for f in flows["flows"]
+    }
+    assert "redact" in {t["name"] for t in tools["tools"]}
+    assert not {"external-command", "script"} & {t["name"] for t in tools["tools"]}
+    assert pseudo["output_path"] and (shop / pseudo["output_path"]).is_file()

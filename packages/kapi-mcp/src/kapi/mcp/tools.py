@@ -103,6 +103,7 @@ def read_blocks(arguments: Arguments, caller: Caller) -> Payload:
     from kapi.host.inspect import InspectRequest, run_inspect
 
     doc = arguments["doc"]
+    _no_comments(doc, "read_blocks")
     limit = int(arguments.get("limit") or READ_PAGE)
     if not 1 <= limit <= READ_PAGE_MAX:
         raise _refused("invalid", f"limit must be 1 to {READ_PAGE_MAX}", field="limit")
@@ -130,6 +131,20 @@ def read_blocks(arguments: Arguments, caller: Caller) -> Payload:
     }
 
 
+def _comment_refusal(doc: str, tool: str) -> Any:
+    """The refusal of a read or an edit of a source file kapi reads for its comments."""
+    from kapi.host.comments import comment_refusal
+
+    return comment_refusal(doc, tool)
+
+
+def _no_comments(doc: str, tool: str) -> None:
+    refusal = _comment_refusal(doc, tool)
+    if refusal is not None:
+        error = refusal.error
+        raise _refused("unsupported", error.message, capability="comment", field="doc", doc=doc)
+
+
 def _keys(record: Mapping[str, Any]) -> set[str]:
     ref = record.get("ref") or {}
     return {str(ref.get("block", "")), str(record.get("key", "")), str(record.get("id", ""))}
@@ -153,6 +168,12 @@ def apply_edits(arguments: Arguments, caller: Caller) -> Payload:
     from kapi.host.apply import apply_change_set
 
     change_set = {k: v for k, v in arguments.items() if k != "project"}
+    for op in change_set.get("ops") or ():
+        at = op.get("at") if isinstance(op, Mapping) else None
+        if isinstance(at, Mapping) and isinstance(at.get("doc"), str):
+            refusal = _comment_refusal(at["doc"], "apply_edits")
+            if refusal is not None:
+                raise ToolRefused(wire.encode_result(refusal))
     with _workspace(caller, arguments) as workspace:
         outcome = apply_change_set(
             json.dumps(change_set), actor=ResolvedActor(caller.actor), workspace=workspace
@@ -249,11 +270,19 @@ def check_file(arguments: Arguments, caller: Caller) -> Payload:
             target=arguments.get("target"),
             target_lang=arguments.get("target_lang"),
             dnt=_strings(arguments, "dnt"),
+            comments=bool(file) and _reads_comments(file),
             **_limits(arguments),
         )
     except KapiError as err:
         raise _refused("invalid", str(err)) from None
     return _check(request, caller, arguments)
+
+
+def _reads_comments(file: str) -> bool:
+    """A source file's check reads its comments (the way to check a comment an agent edited)."""
+    from kapi.host.comments import check_reads_comments
+
+    return check_reads_comments(file)
 
 
 def check_text(arguments: Arguments, caller: Caller) -> Payload:
@@ -589,6 +618,136 @@ def tm_search(arguments: Arguments, caller: Caller) -> Payload:
     return payload
 
 
+# --- translation --------------------------------------------------------------------------
+
+
+def _first_target(workspace: Any) -> str:
+    """The project's first target language: the default ``target_lang`` of a project call."""
+    project = workspace.project
+    languages = project.target_languages if project is not None else ()
+    return str(languages[0]) if languages else ""
+
+
+def _encoded(result: Any) -> Payload:
+    from kapi.host.wire import encode
+
+    encoded = getattr(result, "encoded", None)
+    payload: Payload = encoded() if callable(encoded) else encode(result)
+    return payload
+
+
+def translate(arguments: Arguments, caller: Caller) -> Payload:
+    from kapi.host.up import TranslateRequest, translate_text
+
+    with _workspace(caller, arguments) as workspace:
+        language = arguments.get("target_lang") or _first_target(workspace)
+        if not language:
+            raise _refused("invalid", "name target_lang (the project declares no target language)")
+        request = TranslateRequest(
+            to=language, text=arguments["text"], provider=arguments.get("provider") or ""
+        )
+        try:
+            result = translate_text(request, workspace)
+        except KapiError as err:
+            raise _refused(getattr(err, "code", "error"), str(err)) from None
+    return _encoded(result)
+
+
+def _up(arguments: Arguments, caller: Caller, *, plan: bool) -> Payload:
+    from kapi.host.up import UpRequest, run_up
+
+    with _workspace(caller, arguments, needs_project=True) as workspace:
+        try:
+            result = run_up(
+                UpRequest(plan=plan, provider="pseudo" if arguments.get("local") else ""), workspace
+            )
+        except KapiError as err:
+            raise _refused(getattr(err, "code", "error"), str(err)) from None
+    return _encoded(result)
+
+
+def up(arguments: Arguments, caller: Caller) -> Payload:
+    return _up(arguments, caller, plan=False)
+
+
+def up_plan(arguments: Arguments, caller: Caller) -> Payload:
+    return _up(arguments, caller, plan=True)
+
+
+def pseudo_translate(arguments: Arguments, caller: Caller) -> Payload:
+    from kapi.host.flows import PseudoRequest, run_pseudo
+
+    language = arguments.get("target_lang") or "qps"
+    with _workspace(caller, arguments) as workspace:
+        try:
+            result = run_pseudo(PseudoRequest(files=(arguments["path"],), to=language), workspace)
+        except KapiError as err:
+            raise _refused(getattr(err, "code", "error"), str(err)) from None
+    written = result.files[0].file if result.files else ""
+    return {
+        "flow_name": "pseudo-translate",
+        "input_path": arguments["path"],
+        "output_path": written,
+    }
+
+
+def run_flow(arguments: Arguments, caller: Caller) -> Payload:
+    from kapi.host.flows import RunRequest
+    from kapi.host.flows import run_flow as run
+
+    languages = (arguments["target_lang"],) if arguments.get("target_lang") else ()
+    files = (arguments["path"],) if arguments.get("path") else ()
+    with _workspace(caller, arguments) as workspace:
+        try:
+            result = run(
+                RunRequest(flow=arguments["flow_name"], to=languages, files=files), workspace
+            )
+        except KapiError as err:
+            raise _refused(getattr(err, "code", "error"), str(err)) from None
+    return {
+        "flow_name": arguments["flow_name"],
+        "input_path": arguments.get("path", ""),
+        **_encoded(result),
+    }
+
+
+def list_flows(arguments: Arguments, caller: Caller) -> Payload:
+    from kapi.host.flows import list_flows as flows
+
+    with _workspace(caller, arguments) as workspace:
+        found = flows(workspace)
+    rows = [{"name": f.name, "description": f.description} for f in found]
+    return {"flows": rows, "total": len(rows)}
+
+
+def list_tools(arguments: Arguments, caller: Caller) -> Payload:
+    from kapi.host.tools import TOOLS
+
+    rows = [{"name": t.name, "description": t.description, "source": "built-in"} for t in TOOLS]
+    return {"tools": rows, "total": len(rows)}
+
+
+def _exec(name: str, text: str, arguments: Arguments, caller: Caller) -> Payload:
+    from kapi.host.tools import exec_tool
+
+    with _workspace(caller, arguments) as workspace:
+        try:
+            result = exec_tool(name, workspace, text=text, to=arguments.get("target_lang") or "")
+        except KapiError as err:
+            raise _refused(getattr(err, "code", "error"), str(err)) from None
+    return dict(result.results[0])
+
+
+def redact(arguments: Arguments, caller: Caller) -> Payload:
+    return _exec("redact", arguments["text"], arguments, caller)
+
+
+def term_check(arguments: Arguments, caller: Caller) -> Payload:
+    source = _exec("term-check", arguments["text"], arguments, caller)
+    target = _exec("term-check", arguments["target"], arguments, caller)
+    return {"source": source, "target": target, "fails": bool(target.get("fails"))}
+
+
 HANDLERS: dict[str, Callable[[Arguments, Caller], Payload]] = {
     "read_blocks": read_blocks,
     "apply_edits": apply_edits,
@@ -614,6 +773,15 @@ HANDLERS: dict[str, Callable[[Arguments, Caller], Payload]] = {
     "word_count": word_count,
     "term_lookup": term_lookup,
     "tm_search": tm_search,
+    "translate": translate,
+    "up": up,
+    "up_plan": up_plan,
+    "pseudo_translate": pseudo_translate,
+    "run_flow": run_flow,
+    "list_flows": list_flows,
+    "list_tools": list_tools,
+    "redact": redact,
+    "term-check": term_check,
 }
 
 
