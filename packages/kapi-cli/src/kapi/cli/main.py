@@ -349,12 +349,16 @@ def init(source_lang: str, force: bool, as_json: bool, no_rules_files: bool, fol
 def _register() -> None:
     from kapi.cli.check import check
     from kapi.cli.context import context
+    from kapi.cli.help import help_command
+    from kapi.cli.hook import hook
     from kapi.cli.store import store
     from kapi.cli.terms import terms as terms_group
     from kapi.cli.voice import voice
 
     cli.add_command(check)
     cli.add_command(context)
+    cli.add_command(help_command)
+    cli.add_command(hook)
     cli.add_command(store)
     cli.add_command(terms_group)
     cli.add_command(voice)

@@ -526,6 +526,14 @@ def session_summary(request: ContextSessionRequest, workspace: Workspace) -> Con
         )
     else:
         report = "This session recorded no observations or corrections."
+    from kapi.host.hooks import hook_outcomes
+
+    hooks = hook_outcomes(records)
+    if hooks.checked:
+        report += (
+            f" The hooks checked {hooks.checked} time{'s' * (hooks.checked != 1)}: "
+            f"{hooks.failing} failing, {hooks.caught} caught and fixed."
+        )
     return ContextSessionSummary(
         report=report,
         session=session,
@@ -542,6 +550,10 @@ def session_summary(request: ContextSessionRequest, workspace: Workspace) -> Con
         withdrawn=counts["withdrawn"],
         dropped=counts["dropped"],
         reset=counts["reset"],
+        checked=hooks.checked,
+        failing=hooks.failing,
+        caught=hooks.caught,
+        files=hooks.files,
         review=_review_command(session),
         chosen=chosen,
     )
