@@ -359,3 +359,42 @@ def test_a_signal_mid_run_keeps_what_landed_and_the_next_run_finishes(shop):
     assert done.returncode == 0, done.stderr
     assert {language for language, _ in working.segments} == {"fr"}
     assert catalogue(shop, "fr")["checkout"]["help"].startswith("FR: ")
+
+
+POT = """msgid ""
+msgstr ""
+"Content-Type: text/plain; charset=UTF-8\\n"
+
+msgid "Sign in"
+msgstr ""
+
+msgid "Hello %s, welcome back"
+msgstr ""
+"""
+
+
+def test_a_gettext_project_fills_empty_msgstrs_and_names_a_missing_catalogue(tmp_path):
+    root = tmp_path / "po"
+    (root / "locales/fr").mkdir(parents=True)
+    (root / "locales/messages.pot").write_text(POT, encoding="utf-8")
+    french = POT.replace('"Content-Type', '"Language: fr\\n"\n"Content-Type').replace(
+        'msgid "Sign in"\nmsgstr ""', 'msgid "Sign in"\nmsgstr "Se connecter"'
+    )
+    (root / "locales/fr/messages.po").write_text(french, encoding="utf-8")
+    (root / "kapi.yaml").write_text(
+        "version: v1\nname: po\ndefaults:\n  source_language: en\n  target_languages: [fr, de]\n"
+        "collections:\n  - name: app\n    content:\n      - path: locales/messages.pot\n"
+        "        target: locales/{lang}/messages.po\n"
+    )
+    template = (root / "locales/messages.pot").read_bytes()
+    done = run(root, "up", "--provider", "pseudo", "--json")
+    assert done.returncode == 3, done.stderr
+    result = json.loads(done.stdout)
+    refused = [u for u in result["units"] if u["outcome"] == "refused"]
+    assert {u["language"] for u in refused} == {"de"}
+    assert "msginit" in refused[0]["reason"]
+    assert not (root / "locales/de").exists()
+    po = (root / "locales/fr/messages.po").read_text(encoding="utf-8")
+    assert 'msgstr "Se connecter"' in po  # a person's msgstr is kept
+    assert "%s" in po.split("welcome back")[1] and 'msgstr "[' in po
+    assert (root / "locales/messages.pot").read_bytes() == template

@@ -119,8 +119,11 @@ def classify(
                 source_rev=source_rev,
             )
 
-            if edition is None or not edition.runs:
+            if edition is None:
                 units.append(unit(state="missing"))
+                continue
+            if not edition.runs:  # held but empty (a PO msgstr ""): missing, at its own revision
+                units.append(unit(state="missing", target_rev=revision(language, edition.runs)))
                 continue
             rev = revision(language, edition.runs)
             stamp = stamps.get((staged.doc, block.ref_key, language))

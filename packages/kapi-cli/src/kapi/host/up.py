@@ -247,9 +247,17 @@ def run_up(request: UpRequest, workspace: Workspace, progress: Progress | None =
             for language, units in sorted(by_language.items()):
                 joined = next((j for j in staged.joined if j.edition == language), None)
                 unborn = joined is not None and joined.head is None
-                seeded = not request.dry_run and _seed_missing_file(
-                    workspace, staged, language, index
-                )
+                try:
+                    seeded = not request.dry_run and _seed_missing_file(
+                        workspace, staged, language, index
+                    )
+                except _CannotStart as why:
+                    outcomes.extend(
+                        UnitOutcome(u.doc, u.block, u.language, "refused", reason=str(why))
+                        for u in units
+                    )
+                    done += len(units)
+                    continue
                 if provider.name in ("openai", "anthropic"):
                     voice = voice_brief_at(workspace, staged, language)
                 made, refused = translate_units(
@@ -341,6 +349,10 @@ def voice_brief_at(workspace: Workspace, staged: Staged, language: str) -> str:
     return "\n".join(answer.voice_brief)
 
 
+class _CannotStart(Exception):
+    """A target file kapi cannot start as a copy of its source (the reason is the message)."""
+
+
 def _seed_missing_file(
     workspace: Workspace, staged: Staged, language: str, index: MemoryIndex
 ) -> bool:
@@ -352,6 +364,14 @@ def _seed_missing_file(
     joined = next((j for j in staged.joined if j.edition == language), None)
     if joined is None or joined.head is not None:
         return False
+    from kapi.formats import registry
+
+    if registry.get(staged.capabilities.name).interchange:
+        # A copy of a PO template or an XLIFF file would not say its language: it needs its tool.
+        raise _CannotStart(
+            f"{joined.file} does not exist yet; create it for {language} with the format's own "
+            "tool (msginit for PO, say) and run kapi up again"
+        )
     from kapi.core.revision import revision
     from kapi.host.memory_store import Stamp
     from kapi.host.store import now
