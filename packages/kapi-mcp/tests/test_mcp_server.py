@@ -553,3 +553,13 @@ def test_flows_tools_and_pseudo_translate_behind_the_widening_flags(shop):
     assert "redact" in {t["name"] for t in tools["tools"]}
     assert not {"external-command", "script"} & {t["name"] for t in tools["tools"]}
     assert pseudo["output_path"] and (shop / pseudo["output_path"]).is_file()
+
+
+def test_extract_content_shows_a_pairs_text_and_a_placeholder_as_written(tmp_path):
+    (tmp_path / "page.md").write_text("Run **kapi check** with {count} files.\n")
+
+    async def body(client):
+        return payload(await client.call_tool("extract_content", {"path": "page.md"}))
+
+    extracted = run(tmp_path, body, "--all-tools")
+    assert extracted["blocks"][0]["source_text"] == "Run kapi check with {count} files."

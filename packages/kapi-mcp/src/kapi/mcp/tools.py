@@ -550,8 +550,14 @@ def extract_content(arguments: Arguments, caller: Caller) -> Payload:
         codes = record.get("codes") or {}
 
         def shown(match: re.Match[str], codes: Mapping[str, Any] = codes) -> str:
+            """A placeholder as the file spells it, a lone code as the text it stands for,
+            a formatting pair as nothing (its text is between its tokens)."""
             code = codes.get(match.group(1) or "") or {}
-            return str(code.get("disp") or code.get("equiv") or "")
+            if code.get("kind") == "paired":
+                return ""
+            if code.get("kind") == "placeholder":
+                return str(code.get("disp") or code.get("equiv") or "")
+            return str(code.get("equiv") or code.get("disp") or "")
 
         source_text = _TOKEN.sub(shown, text)
         if not source_text.strip():
