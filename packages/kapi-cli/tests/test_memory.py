@@ -248,7 +248,18 @@ def test_a_memory_op_feeds_search(shop):
 
 def test_fuzzy_search_stays_fast_over_many_entries(shop):
     """A coarse guard only: the figure is measured in bench/bench_translation.py."""
-    words = ["account", "order", "cart", "price", "delivery", "address", "payment", "refund", "coupon", "review"]
+    words = [
+        "account",
+        "order",
+        "cart",
+        "price",
+        "delivery",
+        "address",
+        "payment",
+        "refund",
+        "coupon",
+        "review",
+    ]
     units = "".join(
         f'<tu><tuv xml:lang="en"><seg>Your {words[n % 10]} {words[n // 10 % 10]} number {n}</seg></tuv>'
         f'<tuv xml:lang="fr"><seg>Votre {n}</seg></tuv></tu>'
@@ -262,3 +273,26 @@ def test_fuzzy_search_stays_fast_over_many_entries(shop):
     found = search(shop, "Your cart price number 132")
     assert found["matches"][0]["source"] == "Your cart price number 132"
     assert time.perf_counter() - start < 10
+
+
+def test_generalized_exact_adapts_numbers_addresses_and_urls(shop):
+    units = (
+        '<tu><tuv xml:lang="en"><seg>Order 456 ships to ann@example.com</seg></tuv>'
+        '<tuv xml:lang="fr"><seg>La commande 456 part pour ann@example.com</seg></tuv></tu>'
+        '<tu><tuv xml:lang="en"><seg>Step 2 of 3</seg></tuv>'
+        '<tuv xml:lang="fr"><seg>Étape 2 sur 3</seg></tuv></tu>'
+    )
+    (shop / "g.tmx").write_text(
+        f'<tmx version="1.4"><header srclang="en"/><body>{units}</body></tmx>'
+    )
+    assert run(shop, "memory", "import", "g.tmx").returncode == 0
+    found = search(shop, "Order 12 ships to bob@example.org")["matches"][0]
+    assert found == {
+        "source": "Order 456 ships to ann@example.com",
+        "target": "La commande 12 part pour bob@example.org",
+        "score": 1.0,
+        "match_type": "generalized-exact",
+    }
+    assert search(shop, "Step 4 of 7")["matches"][0]["target"] == "Étape 4 sur 7"
+    same = search(shop, "Step 2 of 3")["matches"][0]
+    assert same["match_type"] == "structural-exact" and same["target"] == "Étape 2 sur 3"

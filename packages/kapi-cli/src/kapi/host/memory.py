@@ -3,7 +3,8 @@
 Entries are peer variants (locale -> edit text, codes as ``<x id="…"/>``
 tokens) in the project store. A search tries the tiers of the reference in
 priority order: ``structural-exact`` (the same text with the same codes),
-``exact`` (the same words; 0.99 when the codes differ), then ``structural-fuzzy``
+``generalized-exact`` (the same sentence with other numbers, e-mail addresses or
+URLs, adapted), ``exact`` (the same words; 0.99 when the codes differ), then ``structural-fuzzy``
 and ``fuzzy`` (one minus the edit distance over the longer length, +0.03 for
 an entry this project made, never 1.0). Imports are all or nothing.
 """
@@ -46,7 +47,9 @@ __all__ = [
     "search_memory",
 ]
 
-MATCH_TYPES = ("structural-exact", "exact", "structural-fuzzy", "fuzzy")
+# The reference's tiers; an entry holding the very text ranks before one adapted from
+# other entities, so a literal match is never made doubtful by an adapted one.
+MATCH_TYPES = ("structural-exact", "generalized-exact", "exact", "structural-fuzzy", "fuzzy")
 MIN_SCORE = 0.7
 MAX_RESULTS = 10
 NEAR_EXACT = 0.99
@@ -203,6 +206,38 @@ def similarity(a: str, b: str) -> float:
     return 1.0 if longest == 0 else 1.0 - levenshtein(a, b) / longest
 
 
+def adapt_entities(memory_source: str, memory_target: str, text: str) -> str | None:
+    """The memory target with the memory source's entities replaced by ``text``'s, in order.
+
+    None when an entity of the memory source is not found in its target, or one
+    value would become two different ones: the match cannot be adapted.
+    """
+    from kapi.host.memory_store import ENTITY, entities
+
+    theirs, ours = entities(memory_source), entities(text)
+    if [kind for kind, _ in theirs] != [kind for kind, _ in ours]:
+        return None
+    mapping: dict[str, str] = {}
+    for (_, old), (_, new) in zip(theirs, ours):
+        if mapping.setdefault(old, new) != new:
+            return None
+    pieces = TOKEN.split(memory_target)
+    seen: set[str] = set()
+
+    def swap(match: re.Match[str]) -> str:
+        value = match.group(0)
+        if value in mapping:
+            seen.add(value)
+            return mapping[value]
+        return value
+
+    out = [
+        f'<x id="{piece}"/>' if index % 2 else ENTITY.sub(swap, piece)
+        for index, piece in enumerate(pieces)
+    ]
+    return "".join(out) if seen == set(mapping) else None
+
+
 def search_memory(request: MemorySearchRequest, workspace: Workspace) -> MemorySearch:
     """Matches for ``request.text`` in the project's memory, best first."""
     from kapi.core.edition import EditionKeyError, canonical_locale
@@ -231,7 +266,7 @@ def find_matches(
     wanted: int = MAX_RESULTS,
 ) -> list[MemoryMatch]:
     """Every match at or above ``min_score``, sorted by score, tier and entry."""
-    from kapi.host.memory_store import memory_keys
+    from kapi.host.memory_store import generalized_key, memory_keys
 
     plain, structural = memory_keys(text)
     has_codes = structural != plain
@@ -251,9 +286,26 @@ def find_matches(
 
     for variant in index.exact(source, "structural", structural):
         add(variant, 1.0, "structural-exact")
+    general = generalized_key(text)
+    if general != structural:  # the text holds entities: the same sentence with others
+        for variant in index.exact(source, "generalized", general):
+            translated = index.variants(variant.entry).get(target)
+            adapted = (
+                adapt_entities(variant.text, translated, text) if translated is not None else None
+            )
+            if adapted is not None and variant.entry not in found:
+                found[variant.entry] = MemoryMatch(
+                    source=variant.text,
+                    target=adapted,
+                    score=1.0,
+                    match_type="generalized-exact",
+                    entry=variant.entry,
+                )
     for variant in index.exact(source, "plain", plain):
         add(variant, 1.0 if variant.structural == structural else NEAR_EXACT, "exact")
-    perfect = [m for m in found.values() if m.score >= 1.0]
+    perfect = [m for m in found.values() if m.score >= 1.0 and m.match_type != "generalized-exact"]
+    if not perfect:
+        perfect = [m for m in found.values() if m.score >= 1.0]
     if len({m.target for m in perfect}) > 1:  # no point to prefer one approval: all are doubtful
         for match in perfect:
             found[match.entry] = MemoryMatch(

@@ -80,6 +80,14 @@ MIGRATIONS: tuple[tuple[int, str, str], ...] = (
         )
         """,
     ),
+    (
+        2,
+        "memory generalized keys: entities (numbers, e-mail addresses, URLs) as typed placeholders",
+        """
+        ALTER TABLE tm_keys ADD COLUMN generalized TEXT NOT NULL DEFAULT '';
+        CREATE INDEX tm_keys_generalized ON tm_keys(locale, generalized)
+        """,
+    ),
 )
 
 _SPACES = re.compile(r"\s+")
@@ -114,6 +122,34 @@ def structural_key(text: str) -> str:
 
 def memory_keys(text: str) -> tuple[str, str]:
     return plain_key(text), structural_key(text)
+
+
+# Entities a generalized key types: URLs and e-mail addresses before the numbers inside them.
+ENTITY = re.compile(
+    r"(?P<URL>(?:https?|ftp)://[^\s<>\"']+)"
+    r"|(?P<EMAIL>[\w.+-]+@[\w-]+(?:\.[\w-]+)+)"
+    r"|(?P<NUMBER>(?<![\w])\d+(?:[.,:]\d+)*(?![\w]))"
+)
+
+
+def entities(text: str) -> list[tuple[str, str]]:
+    """The entities in edit text outside its code tokens, in order: ``(type, value)``."""
+    out: list[tuple[str, str]] = []
+    for piece in TOKEN.split(text)[::2]:
+        out.extend((m.lastgroup or "", m.group(0)) for m in ENTITY.finditer(piece))
+    return out
+
+
+def generalized_key(text: str) -> str:
+    """The ``generalized`` key: the structural key with each entity a typed placeholder."""
+    parts = TOKEN.split(text)  # text, token id, text, token id, …
+    out: list[str] = []
+    for index, piece in enumerate(parts):
+        if index % 2:
+            out.append(f'<x id="{piece}"/>')
+        else:
+            out.append(ENTITY.sub(lambda m: "{" + (m.lastgroup or "") + "}", piece))
+    return structural_key("".join(out))
 
 
 def trigrams(plain: str) -> set[str]:
@@ -297,9 +333,10 @@ class MemoryIndex:
         """Keys of one variant; its trigram rows go to ``grams_out``, their counts to ``counts``."""
         plain, structural = memory_keys(text)
         cursor = db.execute(
-            "INSERT OR REPLACE INTO tm_keys (entry_id, locale, text, plain, structural, length) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            (entry, locale, text, plain, structural, len(plain)),
+            "INSERT OR REPLACE INTO tm_keys "
+            "(entry_id, locale, text, plain, structural, length, generalized) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (entry, locale, text, plain, structural, len(plain), generalized_key(text)),
         )
         key_id = int(cursor.lastrowid or 0)
         for gram in trigrams(plain):
@@ -341,6 +378,15 @@ class MemoryIndex:
             "SELECT count(*) FROM tm_keys k LEFT JOIN tm_entries e ON e.id = k.entry_id "
             "WHERE e.id IS NULL"
         ).fetchone()[0]
+        ungeneralized = self._db.execute(
+            "SELECT id, text FROM tm_keys WHERE generalized = '' AND text != ''"
+        ).fetchall()
+        if ungeneralized:  # keys made before the generalized key existed
+            with self._transaction() as db:
+                db.executemany(
+                    "UPDATE tm_keys SET generalized = ? WHERE id = ?",
+                    [(generalized_key(text), key_id) for key_id, text in ungeneralized],
+                )
         if not rows and not stale:
             return
         with self._transaction() as db:
@@ -355,7 +401,7 @@ class MemoryIndex:
             self._count(db, counts)
 
     def exact(self, locale: str, column: str, key: str) -> list[StoredVariant]:
-        assert column in ("plain", "structural")
+        assert column in ("plain", "structural", "generalized")
         rows = self._db.execute(
             f"SELECT entry_id, locale, text, plain, structural FROM tm_keys "
             f"WHERE locale = ? AND {column} = ? ORDER BY entry_id",
