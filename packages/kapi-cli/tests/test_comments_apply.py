@@ -367,3 +367,20 @@ def test_the_same_words_are_unchanged_but_a_new_paragraph_is_an_edit(project: Pa
         "    # Read the file.\n    #\n    # Return its text.\n"
         in (project / "src" / "app.py").read_text()
     )
+
+
+def test_a_missing_file_and_a_file_that_is_not_utf8_are_refused(project: Path):
+    op = {
+        "op": "set_content",
+        "at": {"doc": "src/gone.py", "block": "L1"},
+        "if_match": "*",
+        "text": "New.",
+    }
+    done, result = apply(project, op)
+    assert done.returncode == 3 and result["ops"][0]["error"]["code"] == "not_found"
+    (project / "src" / "latin.py").write_bytes(b"# caf\xe9 notes\nx = 1\n")
+    op["at"]["doc"] = "src/latin.py"
+    done, result = apply(project, op)
+    assert done.returncode == 2 and result["ops"][0]["error"]["code"] == "invalid"
+    assert "UTF-8" in result["ops"][0]["error"]["message"]
+    assert (project / "src" / "latin.py").read_bytes() == b"# caf\xe9 notes\nx = 1\n"

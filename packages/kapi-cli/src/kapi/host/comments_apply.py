@@ -187,6 +187,7 @@ def _diff(doc: str, before: bytes, after: bytes) -> str:
 def _resolve(
     change_set: ChangeSet, actor: Actor, workspace: Workspace
 ) -> tuple[dict[str, _File], list[_Edit]]:
+    from kapi.core.format import FormatError
     from kapi.formats.comments import CodeExtraMissing, UnsupportedLanguage, read_comments
     from kapi.formats.reading import read_regular
 
@@ -226,11 +227,7 @@ def _resolve(
                 raise _Refused(
                     index, _refusal(ErrorCode.UNSUPPORTED, str(err), capability="comment")
                 ) from None
-            except Exception as err:
-                from kapi.core.format import FormatError
-
-                if not isinstance(err, FormatError):
-                    raise
+            except FormatError as err:  # missing, not UTF-8, over the size budget
                 code = ErrorCode.NOT_FOUND if err.code == "not_found" else ErrorCode.INVALID
                 raise _Refused(index, _refusal(code, err.located(), field="at/doc")) from None
             if found.error_lines:
