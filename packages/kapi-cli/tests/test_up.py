@@ -202,6 +202,13 @@ def test_a_persons_edit_survives_and_a_stale_target_is_reported(shop):
     new_german = catalogue(shop, "de")["checkout"]["help"]
     assert new_german != old_german and "Çöñţåçţ" in new_german
     assert "review" in run(shop, "up", "--provider", "pseudo").stderr
+    # The person revises the French: their edit is the review, and it is current again.
+    fr.write_text(
+        fr.read_text(encoding="utf-8").replace("en cas de souci", "si besoin"), encoding="utf-8"
+    )
+    assert status(shop)["fr"]["stale"] == 0
+    assert run(shop, "up", "--provider", "pseudo", "--json").returncode == 0
+    assert json.loads(run(shop, "up", "--plan", "--json").stdout)["review"] == []
 
 
 def test_a_source_edited_through_kapi_apply_makes_its_targets_stale(shop):

@@ -136,7 +136,9 @@ def classify(
                 and stamp.kind in ("tool", "pending")
                 and (stamp.rev == rev or stamp.kind == "pending")
             )
-            basis = stamp.basis if stamp is not None else source_rev
+            # A revision kapi has not seen is a person's work on the source as it stands.
+            known = stamp is not None and (stamp.rev == rev or stamp.kind == "pending")
+            basis = stamp.basis if known and stamp is not None else source_rev
             moved = basis != source_rev
             if tool_made:
                 state = "draft-stale" if moved else "draft"
@@ -159,9 +161,11 @@ def adopt_stamps(
 ) -> list[Stamp]:
     """Stamps for targets first seen, or edited by a person since a tool wrote them.
 
-    A target kapi has not seen before is taken as made from the source as it
-    stands (the basis cannot be known earlier); a tool's draft a person edited
-    becomes the person's, keeping the basis the draft was made from.
+    A target revision kapi has not seen before (a translation it finds, or a
+    person's edit of a draft or of a stale translation) is taken as made from
+    the source as it stands: the person worked on it with that source before
+    them. A pending stamp (a run stopped between landing and stamping) is the
+    tool's.
     """
     from kapi.host.memory_store import Stamp
 
@@ -176,10 +180,8 @@ def adopt_stamps(
             continue
         if stamp is not None and stamp.kind == "pending":
             kind, basis = "tool", stamp.basis
-        elif stamp is None:
-            kind, basis = "person", unit.source_rev
         else:
-            kind, basis = "person", stamp.basis
+            kind, basis = "person", unit.source_rev
         out.append(
             Stamp(
                 doc=unit.doc,
