@@ -517,3 +517,44 @@ def test_a_machine_made_target_that_fails_qa_is_refused(shop):
     refused = [u for u in json.loads(done.stdout)["units"] if u["outcome"] == "refused"]
     assert refused and "qa.printf" in refused[0]["reason"]
     assert "help" not in json.loads((shop / "locales/fr.json").read_text())["checkout"]
+
+
+def test_the_recipe_names_the_provider_and_model_and_the_flag_wins(shop):
+    recipe = shop / "kapi.yaml"
+    recipe.write_text(
+        recipe.read_text().replace(
+            "  target_languages: [fr, de]",
+            "  target_languages: [fr, de]\n  provider: openai\n  model: house-model",
+        )
+    )
+    api, env = served("openai")
+    try:
+        done = run(shop, "translate", "locales/en.json", "--to", "fr", env=env)
+        flagged = run(
+            shop, "translate", "--text", "Open the cart", "--to", "fr", "--model", "other", env=env
+        )
+    finally:
+        api.close()
+    assert done.returncode == 0, done.stderr
+    assert api.requests[0]["body"]["model"] == "house-model"
+    assert flagged.returncode == 0, flagged.stderr
+    assert api.requests[-1]["body"]["model"] == "other"
+
+
+def test_terms_and_the_voice_brief_reach_the_model(shop):
+    assert run(shop, "terms", "import", "terms.json").returncode == 0
+    en = shop / "locales/en.json"
+    en.write_text(
+        en.read_text().replace("Simply contact support", "Simply contact Northwind support")
+    )
+    api, env = served("openai")
+    try:
+        done = run(
+            shop, "translate", "locales/en.json", "--to", "fr", "--provider", "openai", env=env
+        )
+    finally:
+        api.close()
+    assert done.returncode == 0, done.stderr
+    message = json.loads(api.requests[0]["body"]["messages"][-1]["content"])
+    assert {"source": "Northwind", "target": "Northwind"} in message["terms"]
+    assert "Northwind shop UI" in message["voice"]
