@@ -23,6 +23,7 @@ TOOL_NAMES = {
     "whitespace-correct",
     "encoding-detect",
     "xml-validation",
+    "command",
 }
 
 
@@ -212,3 +213,22 @@ def test_translate_outside_a_project_writes_beside_and_keeps_what_is_there(tmp_p
     assert again.returncode in (0, 3), again.stderr
     assert (docs / "guide.fr.md").read_text().startswith("# Bienvenue")
     assert not (tmp_path / ".kapi").exists()
+
+
+def test_the_command_tool_runs_a_callers_command_on_the_cli_only(shop):
+    tools = {t["name"]: t for t in json.loads(run(shop, "tools", "--json").stdout)}
+    assert tools["command"]["cli_only"] is True
+    assert not any(t["cli_only"] for name, t in tools.items() if name != "command")
+    done = run(
+        shop,
+        "exec",
+        "command",
+        "--text",
+        "hello",
+        "--option",
+        f'run={sys.executable} -c "import sys; print(sys.stdin.read().upper())"',
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["results"][0]["text"].strip() == "HELLO"
+    missing = run(shop, "exec", "command", "--text", "x", "--option", "run=no-such-binary-here")
+    assert missing.returncode == 2 and "not found" in missing.stderr

@@ -24,10 +24,17 @@ __all__ = ["TOOLS", "Tool", "ToolResult", "exec_tool", "tool_named"]
 
 @frozen
 class Tool:
+    """A tool: its name, description, the JSON Schema of its options and what it runs on.
+
+    ``cli_only`` marks a tool that runs a caller's command: ``kapi exec`` offers
+    it, an MCP server never does.
+    """
+
     name: str
     description: str
     options: Mapping[str, Any]
     runs_on: tuple[str, ...]  # text, files, units
+    cli_only: bool = False
 
 
 def _schema(**properties: Mapping[str, Any]) -> dict[str, Any]:
@@ -95,6 +102,13 @@ TOOLS: tuple[Tool, ...] = (
         "Whether a text or file is well-formed XML, with the first error's place.",
         _schema(),
         ("text", "files"),
+    ),
+    Tool(
+        "command",
+        "Run a command of yours on the text (stdin to stdout, no shell, 60 s at most).",
+        _schema(run={"type": "string"}),
+        ("text", "files"),
+        cli_only=True,
     ),
 )
 
@@ -211,6 +225,8 @@ def _on_text(
         return _xml_check(text.encode("utf-8"))
     if tool.name == "term-check":
         return _term_check(text, workspace)
+    if tool.name == "command":
+        return _command(str(opts.get("run", "")), text, workspace)
     if tool.name in ("pseudo-translate", "translate", "recycle"):
         from kapi.host.providers.port import ProviderOptions
         from kapi.host.up import TranslateRequest, translate_text
@@ -297,3 +313,28 @@ def _term_check(text: str, workspace: Workspace) -> dict[str, Any]:
                     found.append({"term": term.text, "status": term.status, "use": preferred})
     failing = [f for f in found if f["status"] in ("forbidden", "deprecated")]
     return {"text": text, "terms": found, "fails": bool(failing)}
+
+
+def _command(run: str, text: str, workspace: Workspace) -> dict[str, Any]:
+    """The caller's command on ``text``: its output, or why it failed (never through a shell)."""
+    import shlex
+    import subprocess
+
+    try:
+        argv = shlex.split(run)
+    except ValueError as err:
+        raise HostError(f"command: --option run={run!r}: {err}", exit_code=EXIT_USAGE) from None
+    if not argv:
+        raise HostError("command: name the command with --option run='…'", exit_code=EXIT_USAGE)
+    try:
+        done = subprocess.run(
+            argv, input=text, capture_output=True, text=True, timeout=60, cwd=workspace.root
+        )
+    except FileNotFoundError:
+        raise HostError(f"command: {argv[0]!r} was not found", exit_code=EXIT_USAGE) from None
+    except subprocess.TimeoutExpired:
+        return {"text": text, "fails": True, "error": "the command ran for more than 60 s"}
+    out: dict[str, Any] = {"text": done.stdout, "exit": done.returncode}
+    if done.returncode:
+        out.update(fails=True, error=done.stderr.strip()[:500])
+    return out
