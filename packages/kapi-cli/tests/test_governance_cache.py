@@ -197,6 +197,7 @@ def test_a_cache_linked_out_of_the_project_is_not_used(project, tmp_path_factory
 def test_data_json_cannot_hold_is_parsed_each_time_and_not_kept(tmp_path):
     import datetime
 
+    (tmp_path / ".kapi").mkdir()
     cache = GovernanceCache(tmp_path / ".kapi", tmp_path)
     dated = cache.parsed("when: 2024-01-01", lambda text: {"when": datetime.date(2024, 1, 1)})
     assert dated == {"when": datetime.date(2024, 1, 1)}
@@ -219,3 +220,9 @@ def test_a_recipe_mistake_names_its_line_from_the_cache_too(project):
     people = [DUMPED.sub("", done.stderr).strip() for done in (first, second)]
     assert people[0] == people[1]
     assert "kapi.yaml:9" in people[1] and "exactly one of profile or pack" in people[1]
+
+
+def test_a_project_without_its_state_folder_gets_no_cache(tmp_path):
+    cache = GovernanceCache(tmp_path / ".kapi", tmp_path)
+    assert cache.parsed("a: 1", lambda text: {"a": 1}) == {"a": 1}
+    assert not (tmp_path / ".kapi").exists()  # the cache never makes the project's .kapi/

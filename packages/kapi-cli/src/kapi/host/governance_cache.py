@@ -8,7 +8,8 @@ header: a format number, kapi's version and the SHA-256 of the entries. A cache
 that is truncated, corrupt, of another format or kapi version, edited by hand
 (its digest no longer matching) or too large is never trusted: it is ignored
 and written afresh. A cache that cannot be written (a read-only ``.kapi/``)
-only costs the next process the parse.
+only costs the next process the parse, and a project without ``.kapi/`` gets
+none (the cache never makes the folder).
 """
 
 from __future__ import annotations
@@ -145,8 +146,12 @@ class GovernanceCache:
         return value
 
     def _save(self, entries: dict[str, Any]) -> None:
-        """Write the cache whole (a temporary, then a rename); a folder that refuses is left be."""
-        if not self._inside():
+        """Write the cache whole (a temporary, then a rename); a folder that refuses is left be.
+
+        Only into a ``.kapi/`` the project already has (``kapi init`` or the store made it):
+        a cache never creates the project's state folder.
+        """
+        if not self._inside() or not self.path.parent.parent.is_dir():
             return
         body = {
             "format": CACHE_FORMAT,
@@ -157,7 +162,7 @@ class GovernanceCache:
         text = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
         temporary = self.path.with_name(f".{CACHE_NAME}.{os.getpid()}.tmp")
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.path.parent.mkdir(exist_ok=True)
             with open(temporary, "w", encoding="utf-8") as file:
                 file.write(text)
             os.replace(temporary, self.path)
