@@ -156,9 +156,10 @@ def test_init_proposes_and_writes_a_recipe(tmp_path: Path) -> None:
     assert encoded["target_languages"] == ["fr"]
     assert encoded["collections"][0]["target"]
     assert (tmp_path / "kapi.yaml").read_text() == result.plan.recipe_text()
-    with pytest.raises(HostError) as again:
-        run_init(InitRequest(folder=tmp_path))
-    assert again.value.exit_code == EXIT_USAGE
+    recipe = (tmp_path / "kapi.yaml").read_bytes()
+    kept = run_init(InitRequest(folder=tmp_path))  # a recipe there is kept; the wiring is added
+    assert not kept.recipe_written and (tmp_path / "kapi.yaml").read_bytes() == recipe
+    assert {f.action for f in kept.agents.files} == {"unchanged"}
     with pytest.raises(HostError) as agent:
         run_init(InitRequest(folder=tmp_path, force=True), actor_kind=ActorKind.AGENT)
     assert agent.value.code == "not_permitted"

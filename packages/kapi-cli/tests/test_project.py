@@ -302,7 +302,7 @@ def test_store_takes_concurrent_writers_from_several_processes(tmp_path):
     assert db.execute("SELECT COUNT(*) FROM tm_entries").fetchone()[0] == 200
 
 
-def test_init_proposes_collections_and_refuses_to_overwrite(kapi):
+def test_init_proposes_collections_and_keeps_an_existing_recipe(kapi):
     (kapi.root / "locales").mkdir()
     (kapi.root / "locales/en.json").write_text(EN)
     (kapi.root / "locales/fr.json").write_text(FR)
@@ -316,7 +316,11 @@ def test_init_proposes_collections_and_refuses_to_overwrite(kapi):
     assert (kapi.root / ".kapi/.gitignore").read_text() == "*\n"
     project = load_project(kapi.root / "kapi.yaml")
     assert project.translation_paths("locales/en.json") == {"fr": "locales/fr.json"}
-    assert kapi("init").exit_code == 2
+    recipe = (kapi.root / "kapi.yaml").read_bytes()
+    again = kapi("init", "--json")
+    assert again.exit_code == 0, again.output
+    assert json.loads(again.stdout)["recipe_written"] is False
+    assert (kapi.root / "kapi.yaml").read_bytes() == recipe
 
 
 @pytest.mark.parametrize(

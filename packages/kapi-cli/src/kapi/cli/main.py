@@ -300,8 +300,22 @@ def stats(files: tuple[str, ...], as_json: bool, source_lang: str, format_name: 
     is_flag=True,
     help="Do not write kapi's section of AGENTS.md and CLAUDE.md.",
 )
+@click.option(
+    "--agents",
+    metavar="LIST|all|none",
+    default=None,
+    help="Agent hosts to wire: claude-code, cursor, vscode, codex, agents (comma-separated), "
+    "all or none (default: Claude Code, and each host whose folder is here).",
+)
 @click.argument("folder", required=False, default=".")
-def init(source_lang: str, force: bool, as_json: bool, no_rules_files: bool, folder: str) -> None:
+def init(
+    source_lang: str,
+    force: bool,
+    as_json: bool,
+    no_rules_files: bool,
+    agents: str | None,
+    folder: str,
+) -> None:
     """Create kapi.yaml for FOLDER from the catalogues and documents found in it.
 
     Catalogues named by language (locales/en.json beside locales/fr.json, gettext
@@ -310,6 +324,12 @@ def init(source_lang: str, force: bool, as_json: bool, no_rules_files: bool, fol
     Templates (Jinja, Liquid, Handlebars, Go), tests, dependencies, build output and
     vendored folders are left out; what was found and left out goes to stderr.
     Also writes .kapi/.gitignore, so the local store stays out of version control.
+
+    Wires the agent hosts: the MCP entry `kapi mcp --project kapi.yaml` in .mcp.json,
+    .cursor/mcp.json, .vscode/mcp.json or .codex/config.toml, and the kapi skill in
+    .claude/skills/kapi/ and .agents/skills/kapi/; an entry someone else wrote is kept.
+    Where kapi.yaml exists already (and no --force), it is kept as it is and only the
+    wiring and the rules files are written. A second run changes nothing.
     """
     from pathlib import Path
 
@@ -322,6 +342,7 @@ def init(source_lang: str, force: bool, as_json: bool, no_rules_files: bool, fol
             source_language=locale_of(source_lang),
             force=force,
             rules_files=not no_rules_files,
+            agents=agents,
         )
         result = run_init(request, actor_kind=actor_from_env().actor.kind)
     except HostError as err:
@@ -332,17 +353,29 @@ def init(source_lang: str, force: bool, as_json: bool, no_rules_files: bool, fol
         emit_json(encode(result.summary))
         return
     plan = result.plan
-    click.echo(plan.recipe_text(), nl=False)
-    for collection in plan.collections:
-        warn(f"found {collection.name}: {collection.files} file(s), {collection.path}")
-    for out in plan.left_out:
-        warn(f"left out {out.path}: {out.reason}")
-    for note in plan.notes:
-        warn(note)
-    warn(f"wrote {result.recipe} and {result.ignore}")
+    if plan is None:
+        warn(f"kept {result.recipe} as it is (--force replaces it)")
+    else:
+        click.echo(plan.recipe_text(), nl=False)
+        for collection in plan.collections:
+            warn(f"found {collection.name}: {collection.files} file(s), {collection.path}")
+        for out in plan.left_out:
+            warn(f"left out {out.path}: {out.reason}")
+        for note in plan.notes:
+            warn(note)
+        warn(f"wrote {result.recipe} and {result.ignore}")
     for change in result.rules_files:
         warn(f"{change.outcome} {change.path} (kapi's section of the rules files)")
-    if not plan.collections:
+    wiring = result.agents
+    for wired in wiring.files if wiring is not None else ():
+        warn(f"{wired.action} {wired.path} ({wired.host}: {wired.detail})")
+        for name in wired.removed:
+            warn(f"  removed {wired.path}/{name} (an earlier kapi's copy)")
+        for name in wired.kept:
+            warn(f"  kept {wired.path}/{name} (not kapi's)")
+    for note in wiring.notes if wiring is not None else ():
+        warn(note)
+    if plan is not None and not plan.collections:
         warn("no catalogues or documents found; add collections to kapi.yaml")
 
 

@@ -573,6 +573,7 @@ class InitRequest:
     source_language: str = "en"
     force: bool = False
     rules_files: bool = True  # write kapi's section of AGENTS.md and CLAUDE.md
+    agents: str | None = None  # --agents: a list of hosts, all or none; None detects them
 
 
 @frozen
@@ -598,6 +599,8 @@ class InitSummary:
     exclude: tuple[str, ...] = ()
     left_out: tuple[LeftOut, ...] = ()
     notes: tuple[str, ...] = ()
+    recipe_written: bool = True  # False: a recipe was there, and kapi init left it as it was
+    agents: Any = None  # the AgentWiring: each host file and skill folder, and what was done
 
 
 @frozen
@@ -606,12 +609,29 @@ class InitResult:
 
     recipe: Path
     ignore: Path
-    plan: InitPlan
+    plan: InitPlan | None  # None when the recipe was there already and kept
     rules_files: tuple[Any, ...] = ()  # each a RulesFileChange
+    agents: Any = None  # the AgentWiring
+    kept: Any = None  # the loaded Project, when its recipe was kept
+
+    @property
+    def recipe_written(self) -> bool:
+        return self.plan is not None
 
     @property
     def summary(self) -> InitSummary:
         plan = self.plan
+        if plan is None:
+            project = self.kept
+            return InitSummary(
+                recipe=str(self.recipe),
+                id=project.id if project is not None else "",
+                source_language=project.source_language if project is not None else "",
+                target_languages=project.target_languages if project is not None else (),
+                collections=(),
+                recipe_written=False,
+                agents=self.agents,
+            )
         return InitSummary(
             recipe=str(self.recipe),
             id=plan.project_id,
@@ -632,22 +652,58 @@ class InitResult:
             exclude=plan.exclude,
             left_out=plan.left_out,
             notes=plan.notes,
+            agents=self.agents,
         )
 
 
 def run_init(request: InitRequest, *, actor_kind: ActorKind = ActorKind.PERSON) -> InitResult:
-    """Propose a recipe for the folder and write it (refusals are HostErrors)."""
-    plan = plan_init(request.folder.resolve(), source_language=request.source_language)
+    """Propose a recipe for the folder and write it, then wire the agent hosts and write the
+    rules files; where a recipe exists (and no ``force``), keep it and do only the rest.
+
+    Every refusal (a HostError) comes before anything is written.
+    """
+    from kapi.host.agents import detect_hosts, parse_agents, plan_wiring
+
+    root = request.folder.resolve()
+    hosts, _ = parse_agents(request.agents)
+    recipe_path = root / RECIPE_NAME
+    kept = None
+    plan: InitPlan | None = None
+    if recipe_path.exists() and not request.force:
+        from kapi.host.project import load_project
+
+        kept = load_project(recipe_path)
+        translation = bool(kept.target_languages)
+    else:
+        plan = plan_init(root, source_language=request.source_language)
+        translation = bool(plan.target_languages)
     if request.rules_files:
         from kapi.host.context_rules import check_rules_files
 
-        check_rules_files(plan.root)  # a broken section is refused before anything is written
-    recipe, ignore = write_init(plan, force=request.force, actor_kind=actor_kind)
+        check_rules_files(root)  # a broken section is refused before anything is written
+    wiring, writes = plan_wiring(
+        root,
+        detect_hosts(root) if hosts is None else hosts,
+        recipe=RECIPE_NAME,
+        translation=translation,
+    )
+    if plan is not None:
+        recipe, ignore = write_init(plan, force=request.force, actor_kind=actor_kind)
+    else:
+        recipe, ignore = recipe_path, root / STATE_DIR / ".gitignore"
+        if not ignore.exists():
+            ignore.parent.mkdir(exist_ok=True)
+            ignore.write_bytes(_IGNORE)
+    from kapi.host.agents import apply_wiring
+
+    apply_wiring(writes)
     rules: tuple[Any, ...] = ()
     if request.rules_files:
         from kapi.host.context_rules import write_rules_files
         from kapi.host.workspace import open_workspace
 
-        with open_workspace(project=str(recipe), cwd=plan.root) as workspace:
+        with open_workspace(project=str(recipe), cwd=root) as workspace:
             rules = write_rules_files(workspace).files
-    return InitResult(recipe=recipe, ignore=ignore, plan=plan, rules_files=rules)
+    return InitResult(
+        recipe=recipe, ignore=ignore, plan=plan, rules_files=rules, agents=wiring, kept=kept
+    )
