@@ -41,6 +41,15 @@ PO = (
     'msgid "Hello {name}"\nmsgstr ""\n"Bonjour \\"toi\\" "\n"le {nom} monde"\n'
 )
 YAML = 'title: Hello\nbody: "This is is it"\n'
+JSON = '{\n  "a": "Caf\\u00e9 and the the rest"\n}\n'
+HTML = "<html><body>\n<p>We read the the page.</p>\n</body></html>\n"
+XLIFF = (
+    '<?xml version="1.0" encoding="UTF-8"?>\n'
+    '<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2">\n'
+    '<file original="a" source-language="en" datatype="plaintext">\n<body>\n'
+    '<trans-unit id="a"><source>It is is here</source></trans-unit>\n'
+    "</body>\n</file>\n</xliff>\n"
+)
 
 
 def resolver(_target: CheckTarget) -> ResolvedGovernance:
@@ -66,6 +75,9 @@ def files(tmp_path, monkeypatch):
         ("emoji.md", EMOJI),
         ("fr.po", PO),
         ("a.yaml", YAML),
+        ("en.json", JSON),
+        ("page.html", HTML),
+        ("doc.xlf", XLIFF),
     ):
         (tmp_path / name).write_text(text, encoding="utf-8")
     return tmp_path
@@ -126,6 +138,9 @@ def test_a_finding_in_a_yaml_value_is_inside_its_quotes(files) -> None:
         ("emoji.md", [3, 16], [3, 25]),
         ("fr.po", [8, 5], [8, 10]),
         ("a.yaml", [2, 13], [2, 18]),
+        ("en.json", [2, 23], [2, 30]),
+        ("page.html", [2, 12], [2, 19]),
+        ("doc.xlf", [5, 31], [5, 36]),
     ],
 )
 def test_check_json_carries_start_and_end(kapi, files, name, start, end) -> None:
@@ -150,6 +165,9 @@ def test_check_json_snippet_keeps_inline_code(kapi, files) -> None:
         ("emoji.md", "emoji.md:3:16 "),
         ("fr.po", "fr.po:8:5 "),
         ("a.yaml", "a.yaml:2:13 "),
+        ("en.json", "en.json:2:23 "),
+        ("page.html", "page.html:2:12 "),
+        ("doc.xlf", "doc.xlf:5:31 "),
     ],
 )
 def test_text_output_prints_file_line_column(kapi, files, name, where) -> None:

@@ -203,3 +203,18 @@ def test_pseudo_translation_passes_every_critical_rule(parts: list[str], style: 
     target = pseudo_runs(source, PseudoOptions(style=style))
     found = qa_issues(source, target, source_language="en", target_language="qps")
     assert [i.rule for i in found if i.fails] == []
+
+
+def test_a_formats_own_markup_codes_are_not_tags_or_end_marks() -> None:
+    from kapi.core.model import PcClose, PcOpen
+
+    source = (Text("First sentence. Second one."),)
+    target = (
+        PcOpen("1", "code:tag", "xlf:mrk", '<mrk mtype="seg" mid="1">'),
+        Text("最初の文。"),
+        PcClose("1", "code:tag", "xlf:mrk", "</mrk>"),
+        PcOpen("2", "code:tag", "xlf:mrk", '<mrk mtype="seg" mid="2">'),
+        Text("二番目の文。"),
+        PcClose("2", "code:tag", "xlf:mrk", "</mrk>"),
+    )
+    assert qa_issues(source, target, source_language="en", target_language="ja") == []

@@ -1124,9 +1124,12 @@ class JsonFormat:
             )
         return _Writer(skeleton, document).write()
 
-    def block_lines(self, document: Document) -> None:
-        """None: check reports of JSON files name no lines (its ``source`` spans could)."""
-        return None
+    def block_lines(self, document: Document) -> dict[str, tuple[int, int]] | None:
+        """The first and last line of each block's values, by the block's key."""
+        skeleton = document.skeleton
+        if not isinstance(skeleton, JsonSkeleton) or not skeleton.source.spans:
+            return None
+        return skeleton.source.block_lines(document)
 
     def _empty(self, document: Document) -> JsonSkeleton:
         """The skeleton of an empty catalogue, for writing a document from scratch."""

@@ -283,7 +283,12 @@ def _align(source: str, written: str, index: int, *, end: bool) -> int:
 def text_locator(document: Document) -> SpanLocator | None:
     """The locator of a document a span-skeleton text format read, else ``None``."""
     skeleton = document.skeleton
+    located = getattr(skeleton, "located", None)
+    if callable(located):  # a format that splices by its own units (XLIFF) places spans on demand
+        skeleton = located()
     text = skeleton if isinstance(skeleton, TextSkeleton) else getattr(skeleton, "text", None)
+    if not isinstance(text, TextSkeleton):  # a JSON catalogue keeps its text as ``source``
+        text = getattr(skeleton, "source", None)
     if not isinstance(text, TextSkeleton):
         return None
     return text.locator(document)

@@ -144,7 +144,7 @@ class _XliffFormat:
         skeleton = document.skeleton
         if not isinstance(skeleton, XliffSkeleton):
             return None
-        return skeleton.text.block_lines(document)
+        return skeleton.located().block_lines(document)
 
 
 class Xliff1Format(_XliffFormat):

@@ -10,7 +10,7 @@ from attrs import evolve, frozen
 from kapi.core.edition import EditionKeyError, canonical_locale
 from kapi.core.format import FormatError, Limits
 from kapi.core.model import Block, Edition, Runs
-from kapi.formats.skeleton import TextSkeleton, line_column
+from kapi.formats.skeleton import Span, TextSkeleton, line_column
 from kapi.formats.xliff_inline import NS1, NS2, InlineReader, Raw, finish
 from kapi.formats.xmlspans import XML_NS, Node, decode_gap
 
@@ -66,6 +66,28 @@ class XliffSkeleton:
     newline: str
     lang_on_targets: bool
     state_used: bool
+
+    def located(self) -> TextSkeleton:
+        """The text with a span per source and target element, so a finding can name the line
+        and column it is at (the writer splices by units and needs none)."""
+        spans: list[Span] = []
+        for unit in self.units:
+            for part in unit.parts:
+                for slot, edition in ((part.source, ""), (part.target, self.target_key)):
+                    element = slot.element if slot is not None else None
+                    if element is None or element.content_end <= element.content_start:
+                        continue
+                    spans.append(
+                        Span(
+                            unit.block_id,
+                            element.content_start,
+                            element.content_end,
+                            slot.runs,
+                            edition=edition,
+                        )
+                    )
+        spans.sort(key=lambda span: span.start)
+        return TextSkeleton(self.text.text, self.text.encoding, self.text.bom, tuple(spans))
 
 
 class Reader:

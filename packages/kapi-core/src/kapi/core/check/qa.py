@@ -13,8 +13,10 @@ differs, end punctuation that differs (full stop and ``。``, question marks
 ``?`` ``؟`` ``？`` and the Greek ``;`` count as the same), and a target far
 longer or shorter than its source.
 
-Codes the formats made are compared by the text they stand for, so a
-``%(provider)s`` a PO reader turned into a code counts as that conversion.
+A placeholder code counts as the text it is written as, so a ``%(provider)s``
+a PO reader turned into a code counts as that conversion; other codes (an
+XLIFF segment marker, a Word run) are the format's markup, which the
+placeholder analyzer and the change guard look after.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from attrs import frozen
 from kapi.core.check.analyzers import Analyzer, AnalyzerStatus, CheckUnit, Probe
 from kapi.core.check.bilingual import bilingual_plan, placeholders
 from kapi.core.check.findings import Finding
+from kapi.core.edittext import entity_char
 from kapi.core.model import Block, PcClose, PcOpen, Ph, Plural, Runs, Select, Sub, Text
 
 __all__ = ["CRITICAL", "QaAnalyzer", "QaIssue", "language_plural_forms", "qa_issues"]
@@ -165,14 +168,23 @@ def language_plural_forms(language: str) -> tuple[str, ...]:
     return _PLURAL_FORMS.get(base, ("other",))
 
 
+# Codes a program fills in: they count as the text they are written as.
+_FILLED = frozenset({"code:placeholder", "code:variable", "code:field", "code:expression", ""})
+
+
 def _flat(runs: Runs) -> str:
-    """The string as the program sees it: text, and each code as the text it stands for."""
+    """The string as the program sees it: text, a placeholder code as it is written, a
+    character reference as its character; other codes are the format's markup."""
     out: list[str] = []
     for run in runs:
         if isinstance(run, Text):
             out.append(run.text)
         elif isinstance(run, Ph | PcOpen | PcClose):
-            out.append(run.data or run.equiv)
+            if run.type in _FILLED:
+                out.append(run.data or run.equiv)
+            elif isinstance(run, Ph) and (char := entity_char(run)) is not None:
+                out.append(char)
+            # any other code is markup the format keeps (a tag, a segment marker): not text
         elif isinstance(run, Sub):
             out.append(run.equiv)
         elif isinstance(run, Plural):
