@@ -12,7 +12,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
-import yaml
+from ruamel.yaml import YAML
 
 import kapi.skill as skill
 
@@ -22,11 +22,15 @@ SKILL = skill.skill_root() / "SKILL.md"
 TOOLS = ("kapi", "kcat", "kgrep", "ksed", "kdiff")
 
 
+def _load_yaml(text: str):
+    return YAML(typ="safe", pure=True).load(text)
+
+
 def _frontmatter() -> tuple[dict[str, str], str]:
     text = SKILL.read_text(encoding="utf-8")
     assert text.startswith("---\n")
     head, body = text[4:].split("\n---\n", 1)
-    return yaml.safe_load(head), body
+    return _load_yaml(head), body
 
 
 def test_the_frontmatter_names_kapi_and_says_when_to_reach_for_it():
@@ -141,7 +145,7 @@ def test_the_raw_references_link_only_files_that_exist():
 
 def test_frameworks_yaml_lists_each_playbook_with_its_signals_layout_format_and_grade():
     text = (skill.skill_root() / "references/i18n/frameworks.yaml").read_text(encoding="utf-8")
-    registry = yaml.safe_load(text)
+    registry = _load_yaml(text)
     formats = _run("kapi", "formats").stdout.split()
     playbooks = {t.name for t in skill.topics()}
     for framework in registry["frameworks"]:
