@@ -405,3 +405,29 @@ def test_a_gettext_project_fills_empty_msgstrs_and_names_a_missing_catalogue(tmp
     assert 'msgstr "Se connecter"' in po  # a person's msgstr is kept
     assert "%s" in po.split("welcome back")[1] and 'msgstr "[' in po
     assert (root / "locales/messages.pot").read_bytes() == template
+
+
+def test_a_remote_provider_lands_every_few_batches(shop):
+    (shop / "locales/de.json").unlink()
+    api = FakeOpenAI()
+    try:
+        done = run(
+            shop,
+            "up",
+            "--provider",
+            "openai",
+            "--to",
+            "de",
+            "--batch-size",
+            "1",
+            "--json",
+            env=api.env,
+        )
+    finally:
+        api.close()
+    assert done.returncode == 0, done.stderr
+    db = sqlite3.connect(shop / ".kapi/project.db")
+    sets = db.execute("SELECT count(*) FROM change_records WHERE actor_kind = 'tool'").fetchone()[0]
+    db.close()
+    assert sets == 2  # six units, batches of one, landing five units at a time: 5, then 1
+    assert catalogue(shop, "de")["checkout"]["items_other"] == "DE: {{count}} items in your cart"

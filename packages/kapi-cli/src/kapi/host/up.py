@@ -244,13 +244,16 @@ def run_up(request: UpRequest, workspace: Workspace, progress: Progress | None =
             by_language: dict[str, list[Any]] = {}
             for unit in todo:
                 by_language.setdefault(unit.language, []).append(unit)
-            for language, units in sorted(by_language.items()):
+            started: set[str] = set()  # languages whose file this run started from its source
+            for language, units in _landing_units(by_language, name, options.batch_size):
                 joined = next((j for j in staged.joined if j.edition == language), None)
                 unborn = joined is not None and joined.head is None
                 try:
-                    seeded = not request.dry_run and _seed_missing_file(
+                    if not request.dry_run and _seed_missing_file(
                         workspace, staged, language, index
-                    )
+                    ):
+                        started.add(language)
+                    seeded = language in started
                 except _CannotStart as why:
                     outcomes.extend(
                         UnitOutcome(u.doc, u.block, u.language, "refused", reason=str(why))
@@ -347,6 +350,25 @@ def voice_brief_at(workspace: Workspace, staged: Staged, language: str) -> str:
     except (KapiError, ImportError, OSError):
         return ""
     return "\n".join(answer.voice_brief)
+
+
+REMOTE_PROVIDERS = ("openai", "anthropic", "deepl")
+LANDING_BATCHES = 5
+
+
+def _landing_units(
+    by_language: dict[str, list[Any]], provider: str, batch_size: int
+) -> list[tuple[str, list[Any]]]:
+    """The units of each language in the groups that land as one change set.
+
+    An offline provider's language lands whole; a remote one's every few
+    batches, so a run stopped midway keeps what the API already answered.
+    """
+    out: list[tuple[str, list[Any]]] = []
+    for language, units in sorted(by_language.items()):
+        size = max(1, batch_size) * LANDING_BATCHES if provider in REMOTE_PROVIDERS else len(units)
+        out.extend((language, units[i : i + size]) for i in range(0, len(units), max(size, 1)))
+    return out
 
 
 class _CannotStart(Exception):
