@@ -509,7 +509,7 @@ class TranslateResult:
 def translate_text(request: TranslateRequest, workspace: Workspace) -> TranslateResult:
     """Translate one text (codes as ``<x id="…"/>`` tokens are kept); nothing is written."""
     from kapi.core.edittext import TOKEN
-    from kapi.core.model import Ph, Text
+    from kapi.core.model import PcClose, PcOpen, Ph, Text
     from kapi.host.providers.port import Segment, TranslationBatch, check_reply
     from kapi.host.providers.registry import make_provider
     from kapi.host.translate import check_language
@@ -530,11 +530,17 @@ def translate_text(request: TranslateRequest, workspace: Workspace) -> Translate
         for match in TOKEN.finditer(text):
             if match.start() > position:
                 runs.append(Text(text[position : match.start()]))
-            runs.append(Ph(id=match.group(1).rstrip("/")))
+            token = match.group(1)
+            if token.endswith("/"):
+                runs.append(Ph(id=token[:-1]))
+            elif token.startswith("/"):
+                runs.append(PcClose(id=token[1:]))
+            else:
+                runs.append(PcOpen(id=token))
             position = match.end()
         if position < len(text):
             runs.append(Text(text[position:]))
-        segment = Segment(id="1", text=text, runs=tuple(runs) if "<x" not in text else ())
+        segment = Segment(id="1", text=text, runs=tuple(runs))
         batch = TranslationBatch(
             request.source_lang or workspace.source_language,
             language,
