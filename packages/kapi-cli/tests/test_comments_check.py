@@ -342,3 +342,16 @@ def test_a_declared_formatter_that_is_not_installed_did_not_run(tmp_path: Path):
     (formatter,) = [r for r in report["execution"]["analyzers"] if r["id"] == "formatter"]
     assert formatter["status"] == "did_not_run" and formatter["required"]
     assert "prettier is declared but not installed" in formatter["reason"]
+
+
+def test_kapi_context_comments_states_the_voice_that_holds_for_the_comments(project: Path):
+    (project / ".kapi").mkdir(exist_ok=True)
+    plain = json.loads(run("context", "src/app.py", "--json", cwd=project).stdout)
+    done = run("context", "src/app.py", "--comments", "--json", cwd=project)
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    assert plain["point"]["channel"] == "docs"  # the file's collection channel
+    assert answer["point"]["channel"] == "comments"  # defaults.comments.channel
+    assert any("Dev comments" in line and "--comments" in line for line in answer["attention"])
+    brief = run("context", "src/app.py", "--comments", cwd=project).stdout
+    assert "Comments in this file are governed by the `code` profile" in brief

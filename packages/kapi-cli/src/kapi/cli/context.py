@@ -107,14 +107,24 @@ def context() -> None:
 @click.option("--explain", is_flag=True, help="Also say how the answer was found.")
 @click.option("--profile", default="", metavar="NAME", help="Answer for a profile, not a path.")
 @click.option("--locale", default="", help="Narrow the terms to a language.")
-def read(path: str, as_json: bool, explain: bool, profile: str, locale: str) -> None:
+@click.option(
+    "--comments", is_flag=True, help="What applies to the comments of the source file at PATH."
+)
+def read(
+    path: str, as_json: bool, explain: bool, profile: str, locale: str, comments: bool
+) -> None:
     """What applies at PATH (agent or person)."""
     from kapi.host.context import ContextReadRequest, read_context
 
     try:
         answer = read_context(
             ContextReadRequest(
-                path=path, profile=profile, locale=locale, explain=explain, actor=_asker()
+                path=path,
+                profile=profile,
+                locale=locale,
+                explain=explain,
+                actor=_asker(),
+                comments=comments,
             ),
             workspace_of(),
         )

@@ -63,6 +63,7 @@ class ContextReadRequest:
     locale: str = ""
     explain: bool = False
     actor: Actor | None = None  # who asks: an agent's session is marked present
+    comments: bool = False  # what applies to the comments of a source file at ``path``
 
 
 @frozen
@@ -229,7 +230,9 @@ def read_context(request: ContextReadRequest, workspace: Workspace) -> ContextAn
         return _profile_answer(context, request, notes)
     path = _location(context, request.path)
     locale = request.locale or workspace.source_language
-    governance, point, voice, voice_source = _resolve(context, path, locale, notes, attention)
+    governance, point, voice, voice_source = _resolve(
+        context, path, locale, notes, attention, comments=request.comments
+    )
     concepts = _concepts(governance or context, notes)
     folded = _fold(governance, context, concepts, locale, notes)
     terms, terms_total = _terms(
@@ -244,8 +247,16 @@ def read_context(request: ContextReadRequest, workspace: Workspace) -> ContextAn
         coverage = "thin"
     if point is not None and point.profile:
         attention.append(
-            f"This file is governed by the `{point.profile}` profile"
+            ("Comments in this file are" if request.comments else "This file is")
+            + f" governed by the `{point.profile}` profile"
             + (f" (channel `{point.channel}`)." if point.channel else ".")
+        )
+    if request.comments:
+        voice_name = voice.name or voice.id if voice is not None else ""
+        attention.append(
+            f"`kapi check --comments` checks this file's comments with the voice {voice_name}."
+            if voice_name
+            else "`kapi check --comments` checks this file's comments with no voice bound."
         )
     brief = tuple(voice_brief(voice)) if voice is not None else ()
     return ContextAnswer(
@@ -293,7 +304,13 @@ def _location(context: Any, path: str) -> str:
 
 
 def _resolve(
-    context: Any, path: str, locale: str, notes: list[str], attention: list[str]
+    context: Any,
+    path: str,
+    locale: str,
+    notes: list[str],
+    attention: list[str],
+    *,
+    comments: bool = False,
 ) -> tuple[Any, GovernancePoint | None, VoiceProfile | None, str]:
     """The run's governance (None when the recipe's does not load), the point and its voice."""
     from kapi.core.governance.errors import GovernanceError
@@ -305,7 +322,7 @@ def _resolve(
         attention.append(f"The project's governance did not load: {err}")
         return None, None, None, ""
     try:
-        resolved = governance.resolve(path, locale)
+        resolved = governance.resolve(path, locale, comments=comments)
     except GovernanceError as err:
         attention.append(f"A binding failed to load: {err.source}: {err.message}")
         from kapi.core.governance.resolve import resolve_governance
