@@ -34,7 +34,6 @@ DESCRIPTION = (
     "and three hooks: a check after every edit, the ship gates before stopping, and no "
     "hand-edits of generated translations. Needs the kapi command on PATH."
 )
-HOMEPAGE = "https://github.com/neokapi/kapi"
 
 
 def plugin_manifest() -> dict[str, object]:
@@ -43,8 +42,7 @@ def plugin_manifest() -> dict[str, object]:
         "name": NAME,
         "version": VERSION,
         "description": DESCRIPTION,
-        "author": {"name": "kapi maintainers", "url": HOMEPAGE},
-        "homepage": HOMEPAGE,
+        "author": {"name": "kapi maintainers"},
         "license": "Apache-2.0",
         "keywords": ["kapi", "writing", "voice", "terminology", "localization", "i18n", "hooks"],
     }
