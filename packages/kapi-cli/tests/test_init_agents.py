@@ -303,3 +303,37 @@ def test_the_skill_folder_holds_what_this_kapi_ships(repo):
     assert (folder / "my-notes.md").read_text(encoding="utf-8") == "mine\n"
     again = [f for f in _wiring(_init(repo, "--json")) if f["kind"] == "skill"]
     assert again[0]["action"] == "unchanged" and again[0]["kept"] == ["my-notes.md"]
+
+
+def test_the_server_the_mcp_entry_names_starts_and_serves_the_project(translated):
+    """What an agent host does with .mcp.json: run its command in the project, over stdio."""
+    pytest.importorskip("mcp")
+    import asyncio
+
+    import mcp_types as types
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    assert _init(translated).returncode == 0
+    entry = _json(translated / ".mcp.json")["mcpServers"]["kapi"]
+    command = str(Path(sys.executable).parent / entry["command"])
+
+    async def main() -> list[str]:
+        params = StdioServerParameters(
+            command=command,
+            args=entry["args"],
+            cwd=str(translated),
+            env={
+                "PATH": str(Path(sys.executable).parent) + ":/usr/bin:/bin",
+                "HOME": str(translated),
+            },
+        )
+        async with Client(
+            params, mode="legacy", client_info=types.Implementation(name="host", version="1")
+        ) as client:
+            listed = await client.list_tools()
+            return [tool.name for tool in listed.tools]
+
+    names = asyncio.run(main())
+    assert "check_file" in names and "context_note" in names
+    assert any("translat" in name for name in names)  # --tools writing,translation
