@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["input_schema"]
+__all__ = ["input_schema", "output_schema"]
 
 Schema = dict[str, Any]
 
@@ -348,3 +348,59 @@ def input_schema(name: str) -> Schema:
 
 def known(name: str) -> bool:
     return name == "apply_edits" or name in _SCHEMAS
+
+
+def _shape(*required: str, **properties: Schema) -> Schema:
+    """An output object: the fields a client can rely on; others may come with them."""
+    return {"type": "object", "properties": properties, "required": list(required)}
+
+
+_ANY: Schema = {}
+_TEXT: Schema = {"type": "string"}
+_LIST: Schema = {"type": "array"}
+_REPORT = _shape(
+    "schema",
+    "verdict",
+    "findings",
+    schema={"const": "kapi.check/v2"},
+    verdict={"enum": ["passed", "failed", "did_not_run"]},
+    findings=_LIST,
+    summary={"type": "object"},
+)
+_OUTPUTS: dict[str, Schema] = {
+    "read_blocks": _shape(
+        "doc", "blocks", "total", doc=_TEXT, blocks=_LIST, total={"type": "integer"}, next=_ANY
+    ),
+    "apply_edits": _shape(
+        "schema",
+        "status",
+        schema={"const": "kapi.change-result/v1"},
+        status=_TEXT,
+        docs=_LIST,
+        ops=_LIST,
+    ),
+    "check_file": _REPORT,
+    "check_text": _REPORT,
+    "context_read": _shape("uri", "mime_type", "text", uri=_TEXT, mime_type=_TEXT, text=_TEXT),
+    "context_note": _shape(
+        "operation", "kind", "status", operation=_TEXT, kind=_TEXT, status=_TEXT
+    ),
+    "describe_format": _shape("format", "ops", format=_TEXT, ops={"type": "object"}),
+    "detect_format": _shape("format", format=_TEXT, extensions=_LIST),
+    "voice_check": _shape("findings", profile=_TEXT, score=_ANY, findings=_LIST),
+    "voice_rewrite": _shape(
+        "original", "rewritten", original=_TEXT, rewritten=_TEXT, changes=_LIST
+    ),
+    "list_formats": _shape("formats", "total", formats=_LIST, total={"type": "integer"}),
+    "list_tools": _shape("tools", "total", tools=_LIST, total={"type": "integer"}),
+    "list_flows": _shape("flows", "total", flows=_LIST, total={"type": "integer"}),
+    "extract_content": _shape("format", "blocks", format=_TEXT, blocks=_LIST),
+    "word_count": _shape("format", "word_count", format=_TEXT, word_count={"type": "integer"}),
+    "term_lookup": _shape("matches", "total", matches=_LIST, total={"type": "integer"}),
+    "tm_search": _shape("matches", "total", matches=_LIST, total={"type": "integer"}),
+}
+
+
+def output_schema(name: str) -> Schema:
+    """What a tool's structured result holds (an object for every tool)."""
+    return _OUTPUTS.get(name, {"type": "object"})

@@ -19,7 +19,7 @@ from attrs import frozen
 
 from kapi.mcp.instructions import INSTRUCTIONS
 from kapi.mcp.resources import TEMPLATES, ContextAddress, parse_context_uri
-from kapi.mcp.schemas import input_schema
+from kapi.mcp.schemas import input_schema, output_schema
 from kapi.mcp.sets import served_tools
 from kapi.mcp.tools import Caller, ToolRefused, call_tool, read_context_text
 
@@ -136,6 +136,7 @@ def build_server(options: ServerOptions) -> Any:
                     name=name,
                     description=DESCRIPTIONS.get(name, ""),
                     input_schema=input_schema(name),
+                    output_schema=output_schema(name),
                 )
                 for name in tools
             ]

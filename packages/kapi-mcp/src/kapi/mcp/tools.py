@@ -270,7 +270,7 @@ def check_file(arguments: Arguments, caller: Caller) -> Payload:
             target=arguments.get("target"),
             target_lang=arguments.get("target_lang"),
             dnt=_strings(arguments, "dnt"),
-            comments=bool(file) and _reads_comments(file),
+            comments=bool(file) and _reads_comments(str(file)),
             **_limits(arguments),
         )
     except KapiError as err:
