@@ -323,3 +323,35 @@ def test_a_payload_without_a_session_records_nothing(project):
     _silent(_hook("post-edit", payload))
     done = _kapi(project, "context", "log", "--json")
     assert json.loads(done.stdout)["operations"] == []
+
+
+def _modules(done: subprocess.CompletedProcess) -> set[str]:
+    err = done.stderr.decode() if isinstance(done.stderr, bytes) else done.stderr
+    line = next(x for x in err.splitlines() if x.startswith("kapi-modules: "))
+    return set(line.removeprefix("kapi-modules: ").split())
+
+
+def test_post_edit_loads_what_kapi_check_loads_and_the_context_log(project):
+    """The hook runs after every edit: it stays as light as the check it runs."""
+    guide = project / "docs/guide.md"
+    env = {**_env(), "KAPI_DUMP_MODULES": "1"}
+    check = subprocess.run(
+        [KAPI, "check", str(guide)], cwd=project, capture_output=True, env=env, timeout=60
+    )
+    hook = subprocess.run(
+        [KAPI, "hook", "post-edit"],
+        input=json.dumps(post_tool_use(project, str(guide))).encode(),
+        capture_output=True,
+        env=env,
+        timeout=60,
+    )
+    extra = _modules(hook) - _modules(check)
+    allowed = ("cattrs", "kapi.core.context", "kapi.host.context_log", "kapi.host.hooks")
+    assert {m for m in extra if not m.startswith(allowed)} <= {
+        "secrets",
+        "hmac",
+        "_socket",
+        "typing_extensions",
+    }
+    assert "kapi.core.change.service" not in _modules(hook)
+    assert "kapi.core.change.ports" not in _modules(hook)
