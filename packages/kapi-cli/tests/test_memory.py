@@ -5,7 +5,6 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -246,8 +245,8 @@ def test_a_memory_op_feeds_search(shop):
     assert search(shop, "Log out")["matches"][0]["target"] == "Se déconnecter"
 
 
-def test_fuzzy_search_stays_fast_over_many_entries(shop):
-    """A coarse guard only: the figure is measured in bench/bench_translation.py."""
+def test_fuzzy_search_finds_the_nearest_among_many_entries(shop):
+    """Its speed is measured in bench/bench_translation.py, not here."""
     words = [
         "account",
         "order",
@@ -269,10 +268,10 @@ def test_fuzzy_search_stays_fast_over_many_entries(shop):
         f'<tmx version="1.4"><header srclang="en"/><body>{units}</body></tmx>'
     )
     assert run(shop, "memory", "import", "big.tmx").returncode == 0
-    start = time.perf_counter()
     found = search(shop, "Your cart price number 132")
     assert found["matches"][0]["source"] == "Your cart price number 132"
-    assert time.perf_counter() - start < 10
+    near = search(shop, "Your cart prise numbr 132")["matches"][0]
+    assert near["source"] == "Your cart price number 132" and near["match_type"] == "fuzzy"
 
 
 def test_generalized_exact_adapts_numbers_addresses_and_urls(shop):

@@ -291,9 +291,16 @@ class MemoryIndex:
                     (replace_origin,),
                 )
                 self._recount(db)
+            held = {  # the first variants the memory holds: most new entries need no look-up
+                (locale, text)
+                for locale, text in db.execute("SELECT locale, text FROM tm_variants")
+            }
             for variants in entries:
-                if len(variants) < 2 or self._holds(db, variants):
+                if len(variants) < 2:
                     continue
+                if variants[0] in held and self._holds(db, variants):
+                    continue
+                held.update(variants)
                 entry = uuid.uuid4().hex[:12]
                 db.execute("INSERT INTO tm_entries VALUES (?, ?, ?)", (entry, at, actor))
                 db.execute("INSERT INTO tm_origins VALUES (?, ?, ?)", (entry, origin, self.project))
