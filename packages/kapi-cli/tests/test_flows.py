@@ -232,3 +232,12 @@ def test_the_command_tool_runs_a_callers_command_on_the_cli_only(shop):
     assert json.loads(done.stdout)["results"][0]["text"].strip() == "HELLO"
     missing = run(shop, "exec", "command", "--text", "x", "--option", "run=no-such-binary-here")
     assert missing.returncode == 2 and "not found" in missing.stderr
+
+
+def test_the_command_tool_is_refused_outside_the_command_line(shop):
+    from kapi.host.errors import HostError
+    from kapi.host.tools import exec_tool
+    from kapi.host.workspace import open_workspace
+
+    with open_workspace(cwd=shop) as workspace, pytest.raises(HostError, match="command line only"):
+        exec_tool("command", workspace, text="x", options={"run": "echo hi"})

@@ -520,7 +520,9 @@ def exec_command(
             fail(HostError(f"--option {option!r}: write key=value", exit_code=2))
         parsed[key] = value
     try:
-        result = exec_tool(tool, workspace_of(), text=text, files=files, options=parsed, to=to)
+        result = exec_tool(
+            tool, workspace_of(), text=text, files=files, options=parsed, to=to, commands=True
+        )
     except KapiError as err:
         fail(err)
     emit_json(encode(result))

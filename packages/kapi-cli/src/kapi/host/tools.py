@@ -143,9 +143,21 @@ def exec_tool(
     files: tuple[str, ...] = (),
     options: Mapping[str, str] | None = None,
     to: str = "",
+    commands: bool = False,
 ) -> ToolResult:
-    """Run one tool on a text or on files (nothing is written; ``kapi run`` writes)."""
+    """Run one tool on a text or on files (nothing is written; ``kapi run`` writes).
+
+    A tool that runs a caller's command (``cli_only``) runs only when
+    ``commands`` is true: the command line passes it, an MCP server never does.
+    """
     tool = tool_named(name)
+    if tool.cli_only and not commands:
+        raise HostError(
+            f"{name} runs a command of yours: it is offered on the command line only "
+            f"(`kapi exec {name}`)",
+            exit_code=3,
+            code="not_permitted",
+        )
     opts = _checked_options(tool, options or {})
     if text is None and not files:
         raise HostError(f"{name}: pass --text or name files", exit_code=EXIT_USAGE)
