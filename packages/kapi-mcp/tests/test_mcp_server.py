@@ -563,3 +563,41 @@ def test_extract_content_shows_a_pairs_text_and_a_placeholder_as_written(tmp_pat
 
     extracted = run(tmp_path, body, "--all-tools")
     assert extracted["blocks"][0]["source_text"] == "Run kapi check with {count} files."
+
+
+def test_up_sends_progress_notifications_when_the_client_asks_for_them(shop):
+    seen: list[tuple[float, float | None, str | None]] = []
+
+    async def on_progress(progress, total, message):
+        seen.append((progress, total, message))
+
+    async def body(client):
+        return await client.call_tool("up", {"local": True}, progress_callback=on_progress)
+
+    result = run(shop, body, "--tools", "translation")
+    assert not result.is_error or payload(result).get("refused"), result.content[0].text
+    assert seen, "no progress was sent"
+    assert seen[-1][0] == seen[-1][1]  # the last one says all is done
+    assert any(message and "locales/en.json" in message for _, _, message in seen)
+
+
+def test_the_stateless_revision_is_served_over_stdio_and_knows_its_client(shop):
+    import mcp_types as types
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    async def main():
+        params = StdioServerParameters(command=KAPI, args=["mcp"], cwd=str(shop), env=_env(shop))
+        async with Client(
+            params, client_info=types.Implementation(name="modern-agent", version="1")
+        ) as client:
+            noted = await client.call_tool(
+                "context_note",
+                {"term": "basket", "instead_of": ["trolley"], "path": "docs/getting-started.md"},
+            )
+            return client.protocol_version, noted
+
+    version, noted = asyncio.run(main())
+    assert version == "2026-07-28"
+    assert not noted.is_error, noted.content[0].text
+    assert "modern-agent" in payload(noted)["recorded"]

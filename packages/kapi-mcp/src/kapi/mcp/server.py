@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from attrs import frozen
+from attrs import evolve, frozen
 
 from kapi.mcp.instructions import INSTRUCTIONS
 from kapi.mcp.resources import TEMPLATES, ContextAddress, parse_context_uri
@@ -92,6 +92,35 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, indent=2)
 
 
+def _progress_token(params: Any) -> Any:
+    """The token a client gave to be told a call's progress, if it gave one."""
+    meta = getattr(params, "meta", None)
+    if meta is None:
+        return None
+    if isinstance(meta, dict):
+        return meta.get("progressToken") or meta.get("progress_token")
+    return getattr(meta, "progress_token", None) or (getattr(meta, "model_extra", None) or {}).get(
+        "progressToken"
+    )
+
+
+def _progress_sender(ctx: Any, token: Any) -> Any:
+    """A host progress callback (called in the worker thread) that notifies the client."""
+    import anyio.from_thread
+
+    def send(event: dict[str, Any]) -> None:
+        done, total = event.get("done", 0), event.get("total")
+        message = " ".join(str(event[k]) for k in ("doc", "language") if event.get(k)) or None
+        try:
+            anyio.from_thread.run(
+                ctx.session.send_progress_notification, token, float(done), total, message
+            )
+        except Exception:  # a client gone or a closed stream never fails the work
+            return
+
+    return send
+
+
 def _validate(name: str, arguments: dict[str, Any]) -> str | None:
     """The first way ``arguments`` break the tool's input schema, as a message; None if none."""
     from jsonschema import Draft202012Validator
@@ -126,7 +155,12 @@ def build_server(options: ServerOptions) -> Any:
     def caller_of(ctx: Any) -> Caller:
         params = getattr(ctx.session, "client_params", None)
         info = getattr(params, "client_info", None) if params is not None else None
-        client = getattr(info, "name", "") or "mcp-client"
+        client = getattr(info, "name", "")
+        if not client:  # the stateless revision sends the client on every request
+            meta = ctx.meta if isinstance(getattr(ctx, "meta", None), dict) else {}
+            stated = meta.get("io.modelcontextprotocol/clientInfo") or {}
+            client = str(stated.get("name", "")) if isinstance(stated, dict) else ""
+        client = client or "mcp-client"
         return Caller(client=client, session=session, project=options.project, cwd=options.cwd)
 
     async def list_tools(ctx: Any, params: Any) -> Any:
@@ -151,6 +185,9 @@ def build_server(options: ServerOptions) -> Any:
         if problem is not None:
             return _error({"code": "invalid", "message": problem})
         caller = caller_of(ctx)
+        token = _progress_token(params)
+        if token is not None:
+            caller = evolve(caller, progress=_progress_sender(ctx, token))
         try:
             payload = await anyio.to_thread.run_sync(call_tool, name, arguments, caller)
         except ToolRefused as refused:

@@ -37,6 +37,7 @@ class Caller:
     session: str
     project: str | None
     cwd: Path
+    progress: Callable[[dict[str, Any]], None] | None = None  # the client asked for progress
 
     @property
     def actor(self) -> Actor:
@@ -664,9 +665,8 @@ def _up(arguments: Arguments, caller: Caller, *, plan: bool) -> Payload:
 
     with _workspace(caller, arguments, needs_project=True) as workspace:
         try:
-            result = run_up(
-                UpRequest(plan=plan, provider="pseudo" if arguments.get("local") else ""), workspace
-            )
+            request = UpRequest(plan=plan, provider="pseudo" if arguments.get("local") else "")
+            result = run_up(request, workspace, caller.progress)
         except KapiError as err:
             raise _refused(getattr(err, "code", "error"), str(err)) from None
     return _encoded(result)
