@@ -346,12 +346,37 @@ def test_post_edit_loads_what_kapi_check_loads_and_the_context_log(project):
         timeout=60,
     )
     extra = _modules(hook) - _modules(check)
-    allowed = ("cattrs", "kapi.core.context", "kapi.host.context_log", "kapi.host.hooks")
-    assert {m for m in extra if not m.startswith(allowed)} <= {
-        "secrets",
-        "hmac",
-        "_socket",
-        "typing_extensions",
+    kapi_extra = {m for m in extra if m.startswith("kapi.")}
+    assert kapi_extra <= {
+        "kapi.host.hooks",
+        "kapi.core.context",
+        "kapi.core.context.errors",
+        "kapi.core.context.ids",
     }
+    assert not any(m.startswith("cattrs") for m in extra)  # the row is written without a converter
     assert "kapi.core.change.service" not in _modules(hook)
     assert "kapi.core.change.ports" not in _modules(hook)
+
+
+def test_the_row_a_hook_records_is_the_context_records_wire_form():
+    from datetime import UTC, datetime
+
+    from kapi.core.context.record import Author, Evidence, OpKind, Record, Subject
+    from kapi.core.context.wire import decode_record, encode_record
+    from kapi.host.hooks import check_row
+
+    moment = datetime(2026, 12, 1, 23, 0, 0, 123000, tzinfo=UTC)
+    row = check_row("prj_x", "s-1", "post-edit", False, ["docs/a.md"], moment=moment, random_bits=7)
+    record = Record(
+        id=row["id"],
+        kind=OpKind.CHECK,
+        actor=Author(kind="tool", name="kapi-hook", session="s-1"),
+        at="2026-12-01T23:00:00.123Z",
+        project="prj_x",
+        subject=Subject(kind="note", text="post-edit failing"),
+        evidence=(Evidence(path="docs/a.md"),),
+    )
+    assert decode_record(row) == record
+    assert encode_record(record) == row
+    passed = check_row("prj_x", "s-1", "stop", True, [], moment=moment, random_bits=7)
+    assert encode_record(decode_record(passed)) == passed

@@ -15,14 +15,14 @@ from __future__ import annotations
 import json
 import os
 import stat
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from datetime import datetime
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, cast
+from typing import IO, TYPE_CHECKING, Any
 
 from attrs import frozen
 
 if TYPE_CHECKING:
-    from kapi.core.change.ports import Actor
     from kapi.host.workspace import Workspace
 
 __all__ = [
@@ -30,6 +30,7 @@ __all__ = [
     "MAX_STOP_FINDINGS",
     "HookOutcomes",
     "HookVerdict",
+    "check_row",
     "hook_outcomes",
     "run_hook",
 ]
@@ -343,26 +344,52 @@ def _record(
     session = payload.get("session_id")
     if not isinstance(session, str) or not session:
         return
-    from kapi.core.context.record import Author, Evidence, OpKind, Subject
-    from kapi.host.context_log import ContextLog
-
     project, store = workspace.project, workspace.store
     if project is None or store is None:
         return
     try:
-        # the id is minted from the clock alone: reading the whole log for its newest id would
-        # make every edit's hook slower as the session grows
-        log = ContextLog(store, project.id or project.name, rows=[])
-        actor = Author(kind="tool", name=HOOK_ACTOR, session=session)  # not the change contract's
-        record = log.new(
-            OpKind.CHECK,
-            cast("Actor", actor),
-            subject=Subject(kind="note", text=f"{hook} {'passed' if passed else 'failing'}"),
-            evidence=tuple(Evidence(path=path) for path in files),
+        store.append_context_ops(
+            [check_row(project.id or project.name, session, hook, passed, files)]
         )
-        log.append([record])
     except Exception:  # a store that is busy or read-only costs the count, never the verdict
         return
+
+
+def check_row(
+    project: str,
+    session: str,
+    hook: str,
+    passed: bool,
+    files: Sequence[str],
+    *,
+    moment: datetime | None = None,
+    random_bits: int | None = None,
+) -> dict[str, Any]:
+    """The ``check`` op a hook records, as the context record's wire form.
+
+    Built here rather than through the context converter, whose construction
+    costs a hook more than the check it runs; a test holds this row equal to the
+    converter's encoding of the same record. The id comes from the clock: reading
+    the whole log for its newest id would slow every edit as a session grows.
+    """
+    import secrets
+    from datetime import UTC
+
+    from kapi.core.context.ids import mint_id
+
+    moment = moment or datetime.now(UTC)
+    bits = secrets.randbits(80) if random_bits is None else random_bits
+    row: dict[str, Any] = {
+        "id": mint_id(moment, bits),
+        "kind": "check",
+        "actor": {"kind": "tool", "name": HOOK_ACTOR, "session": session},
+        "at": moment.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+        "project": project,
+        "subject": {"kind": "note", "text": f"{hook} {'passed' if passed else 'failing'}"},
+    }
+    if files:
+        row["evidence"] = [{"path": path} for path in files]
+    return row
 
 
 @frozen
