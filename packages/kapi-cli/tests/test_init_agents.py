@@ -337,3 +337,18 @@ def test_the_server_the_mcp_entry_names_starts_and_serves_the_project(translated
     names = asyncio.run(main())
     assert "check_file" in names and "context_note" in names
     assert any("translat" in name for name in names)  # --tools writing,translation
+
+
+def test_nothing_is_read_or_written_under_the_home_folder(repo, tmp_path):
+    home = tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    (home / ".claude/settings.json").write_text("{}", encoding="utf-8")
+    before = {p: p.stat().st_mtime_ns for p in home.rglob("*")}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("KAPI_", "CLAUDE"))}
+    env["HOME"] = str(home)
+    done = subprocess.run(
+        [KAPI, "init", "--agents", "all"], cwd=repo, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert {p: p.stat().st_mtime_ns for p in home.rglob("*")} == before
+    assert str(home) not in done.stderr
