@@ -551,7 +551,7 @@ def test_flows_tools_and_pseudo_translate_behind_the_widening_flags(shop):
         f["name"] for f in flows["flows"]
     }
     assert "redact" in {t["name"] for t in tools["tools"]}
-    assert not {"external-command", "script"} & {t["name"] for t in tools["tools"]}
+    assert not {"external-command", "script", "command"} & {t["name"] for t in tools["tools"]}
     assert pseudo["output_path"] and (shop / pseudo["output_path"]).is_file()
 
 

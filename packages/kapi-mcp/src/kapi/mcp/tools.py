@@ -729,7 +729,11 @@ def list_flows(arguments: Arguments, caller: Caller) -> Payload:
 def list_tools(arguments: Arguments, caller: Caller) -> Payload:
     from kapi.host.tools import TOOLS
 
-    rows = [{"name": t.name, "description": t.description, "source": "built-in"} for t in TOOLS]
+    rows = [
+        {"name": t.name, "description": t.description, "source": "built-in"}
+        for t in TOOLS
+        if not t.cli_only  # a tool that runs a caller's command stays on the command line
+    ]
     return {"tools": rows, "total": len(rows)}
 
 
