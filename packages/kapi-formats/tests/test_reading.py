@@ -49,8 +49,13 @@ def test_block_lines_give_the_first_and_last_line_of_each_block():
 
 
 def test_block_lines_are_none_where_a_format_tells_none():
-    codec = registry.load_codec("json")
-    document = codec.read(b'{"title": "Welcome"}\n', path="en.json", locale="en")
-    assert codec.block_lines(document) is None
+    from tests.office_made import office_bytes
+
+    codec = registry.load_codec("docx")
+    document = codec.read(office_bytes("docx"), path="a.docx", locale="en")
+    assert codec.block_lines(document) is None  # a zip of XML parts has no lines
+    json_codec = registry.load_codec("json")
+    catalogue = json_codec.read(b'{"title": "Welcome"}\n', path="en.json", locale="en")
+    assert json_codec.block_lines(catalogue) == {"title": (1, 1)}
     markdown = registry.load_codec("markdown")
-    assert markdown.block_lines(document) is None  # not a document it read
+    assert markdown.block_lines(catalogue) is None  # not a document it read
