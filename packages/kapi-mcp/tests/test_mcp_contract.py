@@ -121,3 +121,16 @@ def test_an_unknown_set_names_every_set():
         UnknownToolSet, match="the sets are writing, content, translation, review, all"
     ):
         parse_sets(("writing,nope",))
+
+
+def test_the_empty_answer_and_the_note_tool_teach_the_recording_habit():
+    import re
+
+    from kapi.host.context import NOTHING
+    from kapi.mcp.instructions import INSTRUCTIONS
+    from kapi.mcp.server import DESCRIPTIONS
+
+    for text in (INSTRUCTIONS, NOTHING, DESCRIPTIONS["context_note"]):
+        assert "name" in text and "spelling variety" in text
+        assert re.search(r"your (own )?text does not", text)
+        assert "two ways" in text or "more than one way" in text

@@ -43,7 +43,12 @@ DEFAULT_CONTEXT_TERMS_LIMIT = 25
 DEFAULT_SEARCH_LIMIT = 10
 TOP_USES = 3
 SAMPLE_PATH = "AGENTS.md"
-NOTHING = "Nothing is recorded for this file yet. Write as the surrounding files do."
+NOTHING = (
+    "Nothing is recorded for this file yet. Write as the surrounding files do, and record "
+    "with `kapi context note` (MCP: context_note) what they keep to, even where your own text "
+    "does not need it: a name, the spelling variety, a word preferred over a common "
+    "alternative, with the file it is seen in. Leave alone a word the files write two ways."
+)
 INVITATION = (
     "When the files name a thing, spell a word one way, or prefer one word over a common "
     "alternative, record it with `kapi context note` (or `context_note`); leave alone the "

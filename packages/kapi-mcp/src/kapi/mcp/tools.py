@@ -195,10 +195,22 @@ def describe_format(arguments: Arguments, caller: Caller) -> Payload:
         raise _refused("invalid", "give format or doc, one of them")
     try:
         if doc:
-            name = format_of(doc)
+            name = _format_in_project(str(doc), arguments, caller) or format_of(str(doc))
         return describe(str(name))
     except KapiError as err:
         raise _refused(getattr(err, "code", "error"), str(err)) from None
+
+
+def _format_in_project(doc: str, arguments: Arguments, caller: Caller) -> str:
+    """The format a document reads as where it sits (a recipe may name one, such as myst)."""
+    from kapi.host.documents import FileFailure, read_inputs
+
+    with _workspace(caller, arguments) as workspace:
+        for item in read_inputs((doc,), home=workspace.home(), locale=workspace.source_language):
+            if isinstance(item, FileFailure):
+                raise _refused(item.code or "invalid", item.message, doc=doc)
+            return str(item.format)
+    return ""
 
 
 def detect_format(arguments: Arguments, caller: Caller) -> Payload:
