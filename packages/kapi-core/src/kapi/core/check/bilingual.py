@@ -19,7 +19,15 @@ from kapi.core.check.matcher import contains_phrase
 from kapi.core.check.text import PLACEHOLDER_PATTERN, TextView
 from kapi.core.model import Block, PcClose, PcOpen, Ph, Plural, Runs, Select, Text, plain_text
 
-__all__ = ["DntAnalyzer", "PlaceholderAnalyzer", "bilingual_plan", "dnt_terms", "placeholders"]
+__all__ = [
+    "BilingualAnalyzer",
+    "DntAnalyzer",
+    "PlaceholderAnalyzer",
+    "bilingual_plan",
+    "dnt_terms",
+    "placeholders",
+    "target_pairs",
+]
 
 
 def placeholders(runs: Runs) -> Counter[str]:
@@ -56,7 +64,8 @@ def bilingual_plan(unit: CheckUnit) -> tuple[AnalyzerStatus, str] | None:
     return None
 
 
-def _pairs(unit: CheckUnit) -> list[tuple[Block, Runs]]:
+def target_pairs(unit: CheckUnit) -> list[tuple[Block, Runs]]:
+    """Each checked block that has a target side, with that side's runs."""
     return [
         (block, unit.targets[block.ref_key])
         for block in unit.blocks
@@ -64,9 +73,9 @@ def _pairs(unit: CheckUnit) -> list[tuple[Block, Runs]]:
     ]
 
 
-class PlaceholderAnalyzer(Analyzer):
-    id = "placeholder"
-    family = "placeholder"
+class BilingualAnalyzer(Analyzer):
+    """An analyzer that compares each block with its target: it runs, and is required,
+    wherever a target side exists."""
 
     def plan(self, unit: CheckUnit) -> tuple[AnalyzerStatus, str] | None:
         return bilingual_plan(unit)
@@ -74,9 +83,14 @@ class PlaceholderAnalyzer(Analyzer):
     def required(self, unit: CheckUnit) -> bool:
         return bool(unit.target_locale) or super().required(unit)
 
+
+class PlaceholderAnalyzer(BilingualAnalyzer):
+    id = "placeholder"
+    family = "placeholder"
+
     def run(self, unit: CheckUnit) -> list[Finding]:
         out: list[Finding] = []
-        for block, target in _pairs(unit):
+        for block, target in target_pairs(unit):
             source_found, target_found = placeholders(block.source), placeholders(target)
             for token, count in sorted((source_found - target_found).items()):
                 out.append(
@@ -152,7 +166,7 @@ class DntAnalyzer(Analyzer):
     def run(self, unit: CheckUnit) -> list[Finding]:
         terms = dnt_terms(unit)
         out: list[Finding] = []
-        for block, target in _pairs(unit):
+        for block, target in target_pairs(unit):
             source_text, target_text = plain_text(block.source), plain_text(target)
             for term in terms:
                 if contains_phrase(source_text, term) and not contains_phrase(target_text, term):

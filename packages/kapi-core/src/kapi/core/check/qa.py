@@ -27,8 +27,8 @@ from collections.abc import Iterable
 
 from attrs import frozen
 
-from kapi.core.check.analyzers import Analyzer, AnalyzerStatus, CheckUnit, Probe
-from kapi.core.check.bilingual import bilingual_plan, placeholders
+from kapi.core.check.analyzers import CheckUnit, Probe
+from kapi.core.check.bilingual import BilingualAnalyzer, placeholders, target_pairs
 from kapi.core.check.findings import Finding
 from kapi.core.edittext import entity_char
 from kapi.core.model import Block, PcClose, PcOpen, Ph, Plural, Runs, Select, Sub, Text
@@ -450,25 +450,15 @@ def _advice(source: str, target: str, source_language: str, target_language: str
     return issues
 
 
-def _pairs(unit: CheckUnit) -> list[tuple[Block, Runs]]:
-    return [(b, unit.targets[b.ref_key]) for b in unit.blocks if b.ref_key in unit.targets]
-
-
-class QaAnalyzer(Analyzer):
+class QaAnalyzer(BilingualAnalyzer):
     """The QA rules over each block's source and target edition."""
 
     id = "qa"
     family = "qa"
 
-    def plan(self, unit: CheckUnit) -> tuple[AnalyzerStatus, str] | None:
-        return bilingual_plan(unit)
-
-    def required(self, unit: CheckUnit) -> bool:
-        return bool(unit.target_locale) or super().required(unit)
-
     def run(self, unit: CheckUnit) -> list[Finding]:
         out: list[Finding] = []
-        for block, target in _pairs(unit):
+        for block, target in target_pairs(unit):
             # a placeholder lacking or added is the placeholder analyzer's finding already
             counted = placeholders(block.source)
             shown = set(counted - placeholders(target)) | set(placeholders(target) - counted)
