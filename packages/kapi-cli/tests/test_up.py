@@ -147,15 +147,41 @@ def test_the_shop_is_translated_end_to_end_with_the_pseudo_provider(shop):
     assert json.loads(again.stdout)["written"] == 0  # nothing left to do
 
 
-def test_the_shipped_shop_names_the_one_target_its_format_cannot_hold(shop):
+def test_the_shipped_shop_adds_the_plural_german_lacks_as_i18next_keys(shop):
+    before = (shop / "locales/de.json").read_text(encoding="utf-8")
     done = run(shop, "up", "--provider", "pseudo", "--json")
-    assert done.returncode == 3
+    assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
-    refused = [u for u in result["units"] if u["outcome"] == "refused"]
-    assert [(u["block"], u["language"]) for u in refused] == [("checkout.items", "de")]
-    assert "plain JSON value" in refused[0]["reason"]
-    assert catalogue(shop, "de")["checkout"]["pay"].startswith("[")  # the rest landed
+    assert result["refused"] == 0
+    assert [u for u in result["units"] if u["outcome"] != "written"] == []
+    assert ("checkout.items", "de") in [(u["block"], u["language"]) for u in result["units"]]
+    after = (shop / "locales/de.json").read_text(encoding="utf-8")
+    # The plural is written the source's way, beside what the file held, which is kept.
+    german = json.loads(after)["checkout"]
+    assert german["items_one"].count("{{count}}") == german["items_other"].count("{{count}}") == 1
+    assert "items" not in german and german["title"] == "Kasse"
+    assert after.startswith(before.split('"Kasse"')[0] + '"Kasse",\n    "items_one": "[')
     assert "Traceback" not in done.stderr
+    inspected = json.loads(run(shop, "inspect", "locales/de.json").stdout)
+    assert "checkout.items" in json.dumps(inspected)
+    again = run(shop, "up", "--provider", "pseudo", "--json")
+    assert again.returncode == 0 and json.loads(again.stdout)["written"] == 0
+
+
+def test_a_japanese_translation_lacking_the_plural_gets_its_keys(shop):
+    project = shop / "kapi.yaml"
+    text = project.read_text(encoding="utf-8")
+    project.write_text(text.replace("[fr, de]", "[fr, de, ja]"), encoding="utf-8")
+    (shop / "locales/ja.json").write_text(
+        '{\n  "nav": {\n    "home": "ホーム"\n  }\n}\n', encoding="utf-8"
+    )
+    done = run(shop, "up", "--provider", "pseudo", "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["refused"] == 0
+    japanese = catalogue(shop, "ja")
+    assert japanese["nav"]["home"] == "ホーム"
+    assert japanese["checkout"]["items_other"].count("{{count}}") == 1
+    assert "items" not in japanese["checkout"]
 
 
 def test_the_shop_is_translated_with_an_openai_compatible_server(shop):

@@ -506,6 +506,87 @@ def test_insert_an_i18next_plural_as_siblings() -> None:
     assert by_name(JSON.read(out))["cart.boxes"].source == block.source
 
 
+# A translation file that lacks a plural of its source: German, French and Japanese
+# (CLDR: de one/other, fr one/many/other, ja other only).
+TARGET_FORMS = {
+    "de": {"one": "Artikel", "other": "Artikel"},
+    "fr": {"one": "article", "many": "d'articles", "other": "articles"},
+    "ja": {"other": "個の商品"},
+}
+
+
+def _target_plural(source: bytes, target: bytes, name: str, language: str) -> tuple[Plural, Block]:
+    """The source's plural at ``name``, translated into ``language``'s forms, as a new block."""
+    original = by_name(JSON.read(source))[name].source[0]
+    assert isinstance(original, Plural)
+    count = next(run for run in original.forms["other"] if isinstance(run, Ph))
+    forms = {form: (count, Text(" " + word)) for form, word in TARGET_FORMS[language].items()}
+    plural = Plural("count", forms)
+    return plural, Block(id=f"joined-{name}", name=name, source=(plural,), locale=language)
+
+
+@pytest.mark.parametrize("language", ["de", "fr", "ja"])
+def test_an_i18next_plural_is_added_to_a_translation_that_lacks_its_keys(language: str) -> None:
+    source = (
+        b'{\n  "checkout": {\n    "title": "Checkout",\n'
+        b'    "items_one": "{{count}} item",\n    "items_other": "{{count}} items"\n  }\n}\n'
+    )
+    target = b'{\n  "checkout": {\n    "title": "Kasse"\n  }\n}\n'
+    plural, block = _target_plural(source, target, "checkout.items", language)
+    out = JSON.write(plus(JSON.read(target, locale=language), block))
+    siblings = "".join(
+        f',\n    "items_{form}": "{{{{count}}}} {word}"'
+        for form, word in TARGET_FORMS[language].items()
+    )
+    expected = '{\n  "checkout": {\n    "title": "Kasse"' + siblings + "\n  }\n}\n"
+    assert out.decode() == expected
+    again = by_name(JSON.read(out, locale=language))
+    assert again["checkout.items"].source == (plural,)
+    assert again["checkout.title"].source == (Text("Kasse"),)
+
+
+@pytest.mark.parametrize("language", ["de", "fr", "ja"])
+def test_an_i18next_plural_whose_object_is_missing_creates_it(language: str) -> None:
+    source = b'{\n  "cart": {\n    "items_one": "{{count}} item",\n    "items_other": "{{count}} items"\n  }\n}\n'
+    target = b'{\n  "nav": {\n    "home": "Start"\n  }\n}\n'
+    plural, block = _target_plural(source, target, "cart.items", language)
+    out = JSON.write(plus(JSON.read(target, locale=language), block))
+    members = ",\n".join(
+        f'    "items_{form}": "{{{{count}}}} {word}"'
+        for form, word in TARGET_FORMS[language].items()
+    )
+    assert out.decode() == (
+        '{\n  "nav": {\n    "home": "Start"\n  },\n  "cart": {\n' + members + "\n  }\n}\n"
+    )
+    assert by_name(JSON.read(out))["cart.items"].source == (plural,)
+
+
+@pytest.mark.parametrize("language", ["de", "fr", "ja"])
+def test_an_icu_plural_is_added_to_a_translation_that_lacks_it(language: str) -> None:
+    source = (
+        b'{\n  "title": "Checkout",\n'
+        b'  "items": "{count, plural, one {# item} other {# items}}"\n}\n'
+    )
+    target = b'{\n  "title": "Kasse"\n}\n'
+    plural, block = _target_plural(source, target, "items", language)
+    out = JSON.write(plus(JSON.read(target, locale=language), block))
+    branches = " ".join(f"{form} {{# {word}}}" for form, word in TARGET_FORMS[language].items())
+    expected = '{\n  "title": "Kasse",\n  "items": "{count, plural, ' + branches + '}"\n}\n'
+    assert out.decode() == expected  # a lone apostrophe is literal in ICU
+    again = by_name(JSON.read(out, locale=language))
+    assert again["items"].source == (plural,)
+    assert again["title"].source == (Text("Kasse"),)
+
+
+def test_a_plain_plural_in_a_file_without_i18next_codes_stays_an_icu_message() -> None:
+    target = b'{\n  "title": "Kasse"\n}\n'
+    plural = Plural("count", {"one": (Text("ein Artikel"),), "other": (Text("Artikel"),)})
+    block = Block(id="n", name="items", source=(plural,))
+    out = JSON.write(plus(JSON.read(target), block))
+    assert b'"items": "{count, plural, one {ein Artikel} other {Artikel}}"' in out
+    assert by_name(JSON.read(out))["items"].source == (plural,)
+
+
 def test_insert_refuses_an_existing_key_or_a_path_through_a_value() -> None:
     document = JSON.read(fixture("nested.json"))
     with pytest.raises(WriteRefused):

@@ -25,7 +25,12 @@ value still reads the same.
 i18next v4 plural siblings (``key_one``, ``key_other``, … with ``key_other``
 present and no ``key`` beside them) fold into one block named ``key`` whose
 source is one Plural (pivot ``count``); editing a form rewrites just that
-sibling, adding or removing a form adds or removes the sibling.
+sibling, adding or removing a form adds or removes the sibling. A new plural
+block on ``count`` is written as siblings where the file already has some, or
+where the file holds no ICU plural and the plural or another value has an
+i18next code (``{{x}}``, ``$t(key)``): a translation file lacking the plural
+keys of its i18next source gets them the source's way; elsewhere it is an ICU
+message.
 
 ARB. ``@@locale`` gives the document's locale (a ``.json`` file with
 ``@@locale`` at its root is read the same way); ``@key`` metadata are not
@@ -767,21 +772,36 @@ class _Writer:
         source = block.source
         plural = source[0] if source else None
         if self.sibling_plural(block) and isinstance(plural, Plural):
-            if len(keys) != 1:
-                raise self.refuse_path(block, "an i18next plural goes into an existing object")
-            items = [
-                _NewItem((f"{keys[0]}_{form}",), self.quoted(block, runs))
+            if not keys:
+                raise self.refuse_path(block, "an i18next plural needs a key")
+            parents, base = keys[:-1], keys[-1]
+            siblings = [
+                (f"{base}_{form}", self.quoted(block, runs))
                 for form, runs in sorted(
                     plural.forms.items(), key=lambda f: _CLDR_ORDER.index(f[0])
                 )
             ]
-            taken = [i.keys[0] for i in items if self.kept(container, i.keys[0])]
-            if taken:
-                raise WriteRefused(
-                    f"{block.name}: the key {taken[0]!r} already exists",
-                    capability="insert_block",
-                    block=block.id,
-                )
+            if parents:
+                # The plural's object is new too: its siblings go into it, created once.
+                group = self.new_object(container, parents[0])
+                if group is not None:
+                    for key, value in siblings:
+                        group.add((*parents[1:], key), value)
+                    return
+                group = _NewItem(parents[:1], "")
+                group.children = []
+                for key, value in siblings:
+                    group.add((*parents[1:], key), value)
+                items = [group]
+            else:
+                items = [_NewItem((key,), value) for key, value in siblings]
+                taken = [i.keys[0] for i in items if self.kept(container, i.keys[0])]
+                if taken:
+                    raise WriteRefused(
+                        f"{block.name}: the key {taken[0]!r} already exists",
+                        capability="insert_block",
+                        block=block.id,
+                    )
         else:
             value = self.quoted(block, source)
             if len(keys) > 1:
@@ -817,15 +837,30 @@ class _Writer:
         return None
 
     def sibling_plural(self, block: Block) -> bool:
-        """Whether a new block is written as i18next plural siblings (the file uses them)."""
-        if block.id in self.skeleton.names or self.skeleton.arb or not self.skeleton.folded:
+        """Whether a new block is written as i18next plural siblings.
+
+        So it is where the file already holds plural siblings, and in a file
+        with no ICU plural where the plural or another value speaks i18next
+        (``{{x}}``, ``$t(key)``): a translation file that lacks the plural
+        keys of its i18next source gets them in the source's convention.
+        """
+        skeleton = self.skeleton
+        if block.id in skeleton.names or skeleton.arb:
             return False
         plural = block.source[0] if len(block.source) == 1 else None
-        return (
+        if not (
             isinstance(plural, Plural)
             and plural.pivot == "count"
             and "other" in plural.forms
             and set(plural.forms) <= set(_CLDR_ORDER)
+        ):
+            return False
+        if skeleton.folded:
+            return True
+        if skeleton.icu:
+            return False
+        return any(_i18next(runs) for runs in plural.forms.values()) or any(
+            _i18next(value.runs) for value in skeleton.values
         )
 
     def refuse_path(self, block: Block, why: str) -> WriteRefused:
@@ -1020,6 +1055,19 @@ def _child(node: JsonContainer, segment: Segment) -> JsonNode | None:
     if isinstance(segment, int) and 0 <= segment < len(node.items):
         return node.items[segment]
     return None
+
+
+def _i18next(runs: Runs) -> bool:
+    """Whether runs hold an i18next code: an interpolation ``{{x}}`` or a nesting ``$t(key)``."""
+    for run in runs:
+        if isinstance(run, Ph):
+            if run.sub_type in (icu.I18NEXT_INTERPOLATION, icu.I18NEXT_NESTING):
+                return True
+            if run.data.startswith(("{{", "$t(")):
+                return True
+        elif isinstance(run, Plural | Select) and any(_i18next(b) for b in _branches(run)):
+            return True
+    return False
 
 
 def _normal(runs: Runs) -> tuple[object, ...]:
