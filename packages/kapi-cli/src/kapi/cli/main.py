@@ -395,6 +395,10 @@ def _register() -> None:
     cli.add_command(store)
     cli.add_command(terms_group)
     cli.add_command(voice)
+    from kapi.cli.interchange import extract, merge
+
+    cli.add_command(extract)
+    cli.add_command(merge)
     from kapi.cli import translate as translation
 
     for command in (

@@ -1,0 +1,495 @@
+"""``kapi extract`` and ``kapi merge``: a project's translatable blocks out as XLIFF 2.0, and back.
+
+The XLIFF holds only text and inline codes (``<ph>``, ``<pc>``); kapi's skeleton
+stays in kapi. The file records the project id and, per unit, the block, the
+source revision and the target revision it was extracted at, so a merge lands
+each target through the change service with ``if_match`` and ``basis``: a unit
+whose source or target moved meanwhile is refused ``stale`` and the rest land.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from xml.sax.saxutils import escape, quoteattr
+
+from attrs import frozen
+
+from kapi.host.errors import EXIT_USAGE, HostError
+
+if TYPE_CHECKING:
+    from kapi.host.translate import Unit
+    from kapi.host.workspace import Workspace
+
+__all__ = [
+    "ExtractRequest",
+    "ExtractResult",
+    "MergeRequest",
+    "MergeResult",
+    "MergedUnit",
+    "run_extract",
+    "run_merge",
+]
+
+XLIFF2 = "urn:oasis:names:tc:xliff:document:2.0"
+MDA = "urn:oasis:names:tc:xliff:metadata:2.0"
+CATEGORY = "kapi"
+_TOKEN = re.compile(r'<x\s+id="([^"]*)"\s*/>')
+_STATE = {
+    "missing": "initial",
+    "draft": "translated",
+    "current": "translated",
+    "draft-stale": "initial",
+    "person-stale": "initial",
+}
+
+
+@frozen
+class ExtractRequest:
+    """What to hand out: source documents (named from the current folder; all when empty), one language."""
+
+    language: str
+    output: str
+    docs: tuple[str, ...] = ()
+
+
+@frozen
+class ExtractResult:
+    """What was written: the file, its units, and the blocks left out (with why)."""
+
+    file: str
+    language: str
+    units: int
+    left_out: tuple[str, ...] = ()
+
+    def encoded(self) -> dict[str, Any]:
+        from kapi.host.wire import encode
+
+        return dict(encode(self))
+
+
+@frozen
+class MergeRequest:
+    """The XLIFF file a translator returned."""
+
+    file: str
+
+
+@frozen
+class MergedUnit:
+    """One unit's outcome: ``applied``, ``unchanged`` or ``refused`` (with the service's code)."""
+
+    doc: str
+    block: str
+    language: str
+    status: str
+    code: str = ""
+    reason: str = ""
+    rev: str = ""
+
+
+@frozen
+class MergeResult:
+    """The merge: ``applied`` (every target landed), ``partial`` or ``refused``."""
+
+    status: str
+    units: tuple[MergedUnit, ...]
+
+    @property
+    def exit_code(self) -> int:
+        return 0 if self.status == "applied" else 3
+
+    def encoded(self) -> dict[str, Any]:
+        from kapi.host.wire import encode
+
+        return dict(encode(self))
+
+
+def _project(workspace: Workspace, verb: str) -> Any:
+    project = workspace.project
+    if project is None:
+        raise HostError(f"`kapi {verb}` works in a project: run `kapi init` first", exit_code=1)
+    if not project.id:
+        raise HostError(
+            f"{project.recipe_path.name} has no `id`; add one (kapi init mints one) before "
+            f"`kapi {verb}`",
+            exit_code=EXIT_USAGE,
+        )
+    return project
+
+
+def unit_id(doc: str, block: str) -> str:
+    """A unit's id: derived from its block identity, so an id changed by hand is noticed."""
+    return "u" + hashlib.sha256(f"{doc}\0{block}".encode()).hexdigest()[:16]
+
+
+# --- extract --------------------------------------------------------------------------------
+
+
+def run_extract(request: ExtractRequest, workspace: Workspace) -> ExtractResult:
+    """Write the XLIFF 2.0 file of ``request`` (inside the project) and say what it holds."""
+    from kapi.core.edittext import has_structure
+    from kapi.formats.containment import Outside, inside, resolve_inside
+    from kapi.host.memory import memory_index
+    from kapi.host.translate import check_language, classify, languages_for, project_documents
+
+    project = _project(workspace, "extract")
+    language = check_language(request.language)
+    if language not in project.target_languages:
+        raise HostError(
+            f"{language} is not a target language of the project "
+            f"({', '.join(project.target_languages) or 'none'})",
+            exit_code=EXIT_USAGE,
+        )
+    root = Path(project.root).resolve()
+    try:
+        output = resolve_inside(root, request.output, relative_to=Path.cwd())
+    except Outside as err:
+        raise HostError(str(err), exit_code=EXIT_USAGE) from None
+    index = memory_index(workspace)
+    try:
+        stamps = index.stamps()
+    finally:
+        index.close()
+    sources = list(project.source_files())
+    docs = sources
+    if request.docs:
+        try:
+            named = [
+                inside(root, resolve_inside(root, d, relative_to=Path.cwd())) for d in request.docs
+            ]
+        except Outside as err:
+            raise HostError(str(err), exit_code=EXIT_USAGE) from None
+        unknown = [d for d in named if d not in sources]
+        if unknown:
+            raise HostError(
+                f"{unknown[0]} is not a source document of the project", exit_code=EXIT_USAGE
+            )
+        docs = named
+    files: list[tuple[str, list[Unit]]] = []
+    left_out: list[str] = []
+    count = 0
+    for staged in project_documents(workspace, docs):
+        if language not in languages_for(workspace, staged.doc):
+            left_out.append(f"{staged.doc}: not translated into {language}")
+            continue
+        units = []
+        for unit in classify(staged, [language], stamps):
+            if has_structure(unit.source) or (unit.target and has_structure(unit.target)):
+                left_out.append(f"{unit.doc} {unit.block}: a plural or select (use kapi apply)")
+                continue
+            units.append(unit)
+        count += len(units)
+        files.append((staged.doc, units))
+    text = _xliff(project.id, workspace.source_language, language, files)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    temporary = output.with_name(output.name + ".kapi-tmp")
+    temporary.write_bytes(text.encode("utf-8"))
+    temporary.replace(output)
+    return ExtractResult(
+        file=inside(root, output), language=language, units=count, left_out=tuple(left_out)
+    )
+
+
+def _xliff(project_id: str, source: str, target: str, files: Sequence[tuple[str, Any]]) -> str:
+    from kapi.core.edittext import render_edit_text
+
+    lines = [
+        '<?xml version="1.0" encoding="UTF-8"?>',
+        f'<xliff xmlns="{XLIFF2}" xmlns:mda="{MDA}" version="2.0" '
+        f"srcLang={quoteattr(source)} trgLang={quoteattr(target)}>",
+    ]
+    for number, (doc, units) in enumerate(files, 1):
+        lines.append(f'  <file id="f{number}" original={quoteattr(doc)}>')
+        lines.append(_metadata("    ", {"project": project_id}))
+        for unit in units:
+            lines.append(f'    <unit id="{unit_id(doc, unit.block)}" name={quoteattr(unit.block)}>')
+            lines.append(
+                _metadata(
+                    "      ",
+                    {
+                        "block": unit.block,
+                        "source-rev": unit.source_rev,
+                        "target-rev": unit.target_rev,
+                        "state": unit.state,
+                    },
+                )
+            )
+            state = _STATE.get(unit.state, "initial")
+            lines.append(f'      <segment state="{state}">')
+            lines.append(f"        <source>{_inline(render_edit_text(unit.source))}</source>")
+            if unit.target:
+                lines.append(f"        <target>{_inline(render_edit_text(unit.target))}</target>")
+            lines.append("      </segment>")
+            lines.append("    </unit>")
+        lines.append("  </file>")
+    lines.append("</xliff>")
+    return "\n".join(lines) + "\n"
+
+
+def _metadata(indent: str, values: dict[str, str]) -> str:
+    metas = "".join(
+        f"{indent}    <mda:meta type={quoteattr(k)}>{escape(v)}</mda:meta>\n"
+        for k, v in values.items()
+    )
+    return (
+        f"{indent}<mda:metadata>\n{indent}  <mda:metaGroup category={quoteattr(CATEGORY)}>\n"
+        f"{metas}{indent}  </mda:metaGroup>\n{indent}</mda:metadata>"
+    )
+
+
+def _inline(edit_text: str) -> str:
+    """Edit text as XLIFF 2.0 content: text escaped, tokens as ``<ph>``/``<pc>``."""
+    out: list[str] = []
+    at = 0
+    for match in _TOKEN.finditer(edit_text):
+        out.append(escape(edit_text[at : match.start()]))
+        token = match.group(1)
+        if token.endswith("/"):
+            out.append(f"<ph id={quoteattr(token[:-1])}/>")
+        elif token.startswith("/"):
+            out.append("</pc>")
+        elif token.startswith("sub:"):
+            out.append(f"<ph id={quoteattr(token)}/>")
+        else:
+            out.append(f"<pc id={quoteattr(token)}>")
+        at = match.end()
+    out.append(escape(edit_text[at:]))
+    return "".join(out)
+
+
+# --- merge ----------------------------------------------------------------------------------
+
+
+@frozen
+class _Returned:
+    doc: str
+    block: str
+    source_rev: str
+    target_rev: str
+    text: str | None  # None: the target holds markup that is not a kapi code
+    problem: str = ""
+
+
+class _Malformed(Exception):
+    pass
+
+
+def run_merge(request: MergeRequest, workspace: Workspace) -> MergeResult:
+    """Land the targets of a returned XLIFF file through the change service (see the module)."""
+    from kapi.formats.containment import Outside, resolve_inside
+
+    project = _project(workspace, "merge")
+    root = Path(project.root).resolve()
+    try:
+        path = resolve_inside(root, request.file, relative_to=Path.cwd())
+        data = path.read_bytes()
+    except Outside as err:
+        raise HostError(str(err), exit_code=EXIT_USAGE) from None
+    except OSError as err:
+        raise HostError(f"{request.file}: {err.strerror or err}", exit_code=EXIT_USAGE) from None
+    try:
+        language, returned = _read_returned(data, project.id, set(project.source_files()))
+    except _Malformed as err:
+        raise HostError(
+            f"{request.file}: {err}; nothing was merged", exit_code=EXIT_USAGE, code="invalid"
+        ) from None
+    return _land(workspace, language, returned)
+
+
+def _read_returned(data: bytes, project_id: str, sources: set[str]) -> tuple[str, list[_Returned]]:
+    import xml.etree.ElementTree as ET
+
+    if b"<!DOCTYPE" in data or b"<!ENTITY" in data:
+        raise _Malformed("a document type declaration is not accepted in XLIFF")
+    try:
+        root = ET.fromstring(data)
+    except ET.ParseError as err:
+        raise _Malformed(f"not well-formed XML ({err})") from None
+    if root.tag != f"{{{XLIFF2}}}xliff" or root.get("version") != "2.0":
+        raise _Malformed(
+            "not an XLIFF 2.0 file kapi extracted (its namespace or version is another's)"
+        )
+    language = root.get("trgLang") or ""
+    if not language:
+        raise _Malformed("the file names no target language (trgLang)")
+    x = f"{{{XLIFF2}}}"
+    returned: list[_Returned] = []
+    seen: set[tuple[str, str]] = set()
+    for file in root.findall(f"{x}file"):
+        doc = file.get("original") or ""
+        meta = _meta_of(file)
+        if meta.get("project") != project_id:
+            raise _Malformed(
+                f"the file was extracted from another project ({meta.get('project') or 'none'})"
+            )
+        if doc not in sources:
+            raise _Malformed(f"{doc!r} is not a source document of this project")
+        for unit in file.iter(f"{x}unit"):
+            umeta = _meta_of(unit)
+            block = umeta.get("block", "")
+            if unit.get("id") != unit_id(doc, block) or unit.get("name") != block:
+                raise _Malformed(f"unit {unit.get('id')!r} does not match the block it names")
+            if (doc, block) in seen:
+                raise _Malformed(f"unit {unit.get('id')!r} appears twice")
+            seen.add((doc, block))
+            if "source-rev" not in umeta or "target-rev" not in umeta:
+                raise _Malformed(f"unit {unit.get('id')!r} lost its kapi metadata")
+            targets = [s.find(f"{x}target") for s in unit.findall(f"{x}segment")]
+            if not targets or targets[0] is None:
+                continue
+            try:
+                text = _edit_text(targets[0], x)
+                problem = ""
+            except ValueError as err:
+                text, problem = None, str(err)
+            returned.append(
+                _Returned(doc, block, umeta["source-rev"], umeta["target-rev"], text, problem)
+            )
+    if not seen:
+        raise _Malformed("it holds no kapi units")
+    return language, returned
+
+
+def _meta_of(element: Any) -> dict[str, str]:
+    group = element.find(f"{{{MDA}}}metadata/{{{MDA}}}metaGroup[@category='{CATEGORY}']")
+    if group is None:
+        return {}
+    return {m.get("type", ""): m.text or "" for m in group.findall(f"{{{MDA}}}meta")}
+
+
+def _edit_text(target: Any, x: str) -> str:
+    """A target's content as edit text; ``ValueError`` for markup that is not a kapi code."""
+    parts: list[str] = []
+
+    def text(value: str | None) -> None:
+        if value and _TOKEN.search(value):
+            raise ValueError("the target's text spells a kapi code token; use <ph>/<pc>")
+        parts.append(value or "")
+
+    def walk(element: Any) -> None:
+        text(element.text)
+        for child in element:
+            code = child.get("id") or ""
+            if child.tag == f"{x}ph" and code and len(child) == 0 and not child.text:
+                parts.append(
+                    f'<x id="{code}"/>' if code.startswith("sub:") else f'<x id="{code}/"/>'
+                )
+            elif child.tag == f"{x}pc" and code:
+                parts.append(f'<x id="{code}"/>')
+                walk(child)
+                parts.append(f'<x id="/{code}"/>')
+            else:
+                name = child.tag.rsplit("}", 1)[-1]
+                raise ValueError(f"<{name}> in the target is not a code of the source")
+            text(child.tail)
+
+    walk(target)
+    return "".join(parts)
+
+
+def _land(workspace: Workspace, language: str, returned: list[_Returned]) -> MergeResult:
+    from kapi.core.change.ops import ChangeSet, Ref, SetContent
+    from kapi.host.actor import actor_from_env
+    from kapi.host.apply import apply_decoded
+
+    actor = actor_from_env()
+    units: dict[tuple[str, str], MergedUnit] = {}
+    todo = []
+    for item in returned:
+        if item.text is None:
+            units[(item.doc, item.block)] = MergedUnit(
+                item.doc, item.block, language, "refused", code="guard", reason=item.problem
+            )
+        else:
+            todo.append(item)
+    todo = _started(workspace, language, todo)
+    while todo:
+        ops = tuple(
+            SetContent(
+                at=Ref(doc=item.doc, block=item.block, edition=language),
+                if_match=item.target_rev,
+                text=item.text,
+                basis=item.source_rev,
+            )
+            for item in todo
+        )
+        change_set = ChangeSet(ops=ops, require_basis=True, note="merged with `kapi merge`")
+        result = apply_decoded(change_set, actor=actor, workspace=workspace).result
+        refused = []
+        for item, op in zip(todo, result.ops or ()):
+            if op.error is not None:
+                refused.append(item)
+                units[(item.doc, item.block)] = MergedUnit(
+                    item.doc,
+                    item.block,
+                    language,
+                    "refused",
+                    code=str(op.error.code),
+                    reason=op.error.message,
+                )
+            elif op.status in ("applied", "unchanged"):
+                units[(item.doc, item.block)] = MergedUnit(
+                    item.doc, item.block, language, str(op.status), rev=op.after or ""
+                )
+        if not result.ops and result.error is not None:
+            for item in todo:
+                units[(item.doc, item.block)] = MergedUnit(
+                    item.doc,
+                    item.block,
+                    language,
+                    "refused",
+                    code=str(result.error.code),
+                    reason=result.error.message,
+                )
+            break
+        if not refused or str(result.status) in ("applied", "partial"):
+            break
+        todo = [item for item in todo if item not in refused]
+    outcome = tuple(units[(r.doc, r.block)] for r in returned if (r.doc, r.block) in units)
+    refusals = sum(u.status == "refused" for u in outcome)
+    status = "applied" if not refusals else ("refused" if refusals == len(outcome) else "partial")
+    return MergeResult(status=status, units=outcome)
+
+
+def _started(workspace: Workspace, language: str, todo: list[_Returned]) -> list[_Returned]:
+    """Start each target file that does not exist yet as a copy of its source, as ``kapi up`` does.
+
+    A unit extracted with no target then names the copy's revision, which the
+    copy has only while nobody has written it since.
+    """
+    from attrs import evolve
+
+    from kapi.host.memory import memory_index
+    from kapi.host.up import _CannotStart, _seed_missing_file
+
+    docs = sorted({item.doc for item in todo if item.target_rev == "absent"})
+    if not docs:
+        return todo
+    home = workspace.home()
+    revs: dict[tuple[str, str], str] = {}
+    index = memory_index(workspace)
+    try:
+        for doc in docs:
+            try:
+                if not _seed_missing_file(workspace, home.stage(doc), language, index):
+                    continue
+            except _CannotStart:
+                continue  # the service refuses its units with the way on
+            from kapi.core.revision import revision
+
+            for block in workspace.home().stage(doc).document.blocks:
+                edition = block.targets.get(language)
+                if edition is not None:
+                    revs[(doc, block.ref_key)] = revision(language, edition.runs)
+    finally:
+        index.close()
+    return [
+        evolve(item, target_rev=revs[(item.doc, item.block)])
+        if item.target_rev == "absent" and (item.doc, item.block) in revs
+        else item
+        for item in todo
+    ]

@@ -1,0 +1,186 @@
+"""`kapi extract` and `kapi merge` through the real executable: an XLIFF 2.0 round trip lands a
+translator's targets in the original JSON and Markdown byte for byte; a unit whose source moved
+is refused `stale` while the others land; a foreign, altered or malformed file is refused whole."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+KAPI = str(Path(sys.executable).with_name("kapi"))
+
+RECIPE = """version: v1
+id: prj_interchangetest000000000000
+name: interchange
+defaults:
+  source_language: en
+  target_languages: [fr]
+collections:
+  - name: ui
+    content:
+      - path: locales/en.json
+        target: locales/{lang}.json
+  - name: docs
+    content:
+      - path: docs/guide.md
+        target: docs/guide.{lang}.md
+"""
+SOURCE_JSON = '{\n  "hello": "Hello, {{name}}!",\n  "bye": "Goodbye"\n}\n'
+FRENCH_JSON = '{\n  "hello": "Bonjour, {{name}} !",\n  "bye": "Au revoir"\n}\n'
+GUIDE = "# Guide\n\nRead the **manual** first.\n"
+
+
+def run(root, *args):
+    environ = {
+        k: v for k, v in os.environ.items() if not k.startswith(("KAPI_", "CLAUDE", "CODEX"))
+    }
+    return subprocess.run(
+        [KAPI, *args], cwd=root, capture_output=True, text=True, env=environ, timeout=120
+    )
+
+
+@pytest.fixture
+def project(tmp_path):
+    root = tmp_path / "project"
+    (root / "locales").mkdir(parents=True)
+    (root / "docs").mkdir()
+    (root / "kapi.yaml").write_text(RECIPE, encoding="utf-8")
+    (root / "locales/en.json").write_text(SOURCE_JSON, encoding="utf-8")
+    (root / "locales/fr.json").write_bytes(FRENCH_JSON.encode())
+    (root / "docs/guide.md").write_text(GUIDE, encoding="utf-8")
+    return root
+
+
+def extract(root, name="fr.xlf"):
+    done = run(root, "extract", "--to", "fr", "-o", name, "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["units"] == 4
+    return root / name
+
+
+def fill(xliff, source, target):
+    """Give the unit whose source is ``source`` the target ``target``, as a translator's tool does."""
+    text = xliff.read_text(encoding="utf-8")
+    pattern = re.compile(
+        r"(<source>" + re.escape(source) + r"</source>)(\s*<target>.*?</target>)?", re.S
+    )
+    text, count = pattern.subn(lambda m: f"{m.group(1)}\n        <target>{target}</target>", text)
+    assert count == 1
+    xliff.write_text(text, encoding="utf-8")
+
+
+def merge(root, name="fr.xlf"):
+    done = run(root, "merge", name, "--json")
+    return done, (json.loads(done.stdout) if done.stdout else None)
+
+
+def test_the_xliff_holds_units_codes_targets_and_revisions_but_no_native_markup(project):
+    text = extract(project).read_text(encoding="utf-8")
+    assert 'version="2.0"' in text and 'trgLang="fr"' in text
+    assert "prj_interchangetest000000000000" in text
+    assert '<source>Hello, <ph id="1"/>!</source>' in text
+    assert '<target>Bonjour, <ph id="1"/> !</target>' in text
+    assert '<source>Read the <pc id="1">manual</pc> first.</source>' in text
+    assert "{{name}}" not in text and "**" not in text  # the skeleton stays in kapi
+    assert text.count('type="source-rev"') == 4
+
+
+def test_a_translators_targets_land_in_json_and_markdown_byte_faithfully(project):
+    xliff = extract(project)
+    fill(xliff, "Goodbye", "Salut")
+    fill(xliff, "Guide", "Guide FR")
+    fill(xliff, 'Read the <pc id="1">manual</pc> first.', 'Lisez le <pc id="1">manuel</pc>.')
+    done, result = merge(project)
+    assert done.returncode == 0, done.stderr
+    assert result["status"] == "applied"
+    assert (project / "locales/fr.json").read_bytes() == FRENCH_JSON.replace(
+        "Au revoir", "Salut"
+    ).encode()
+    assert (project / "docs/guide.fr.md").read_text(encoding="utf-8") == (
+        "# Guide FR\n\nLisez le **manuel**.\n"
+    )
+    assert (project / "locales/en.json").read_text(encoding="utf-8") == SOURCE_JSON
+
+
+def test_a_unit_whose_source_moved_is_refused_stale_and_the_others_land(project):
+    xliff = extract(project)
+    fill(xliff, "Goodbye", "Salut")
+    fill(xliff, 'Hello, <ph id="1"/>!', 'Salut, <ph id="1"/> !')
+    source = project / "locales/en.json"
+    source.write_text(SOURCE_JSON.replace("Goodbye", "Bye for now"), encoding="utf-8")
+    done, result = merge(project)
+    assert done.returncode == 3
+    assert result["status"] == "partial"
+    outcome = {u["block"]: u for u in result["units"]}
+    assert outcome["bye"]["status"] == "refused" and outcome["bye"]["code"] == "stale"
+    assert outcome["hello"]["status"] == "applied"
+    french = json.loads((project / "locales/fr.json").read_text(encoding="utf-8"))
+    assert french == {"hello": "Salut, {{name}} !", "bye": "Au revoir"}
+
+
+def test_a_dropped_code_or_foreign_markup_is_refused_guard(project):
+    xliff = extract(project)
+    fill(xliff, 'Hello, <ph id="1"/>!', "Salut !")
+    fill(xliff, "Goodbye", "Au <b>revoir</b>")
+    done, result = merge(project)
+    assert done.returncode == 3
+    assert {u["code"] for u in result["units"] if u["status"] == "refused"} == {"guard"}
+    assert (project / "locales/fr.json").read_bytes() == FRENCH_JSON.encode()
+
+
+@pytest.mark.parametrize(
+    "spoil",
+    [
+        pytest.param(
+            lambda t: t.replace("prj_interchangetest000000000000", "prj_other"), id="other-project"
+        ),
+        pytest.param(lambda t: t[: len(t) // 2], id="truncated"),
+        pytest.param(
+            lambda t: re.sub(r'<unit id="u[0-9a-f]', '<unit id="ux', t, count=1), id="changed-id"
+        ),
+        pytest.param(
+            lambda t: t.replace(
+                "</file>", t[t.index("    <unit") : t.index("</unit>") + 8] + "</file>", 1
+            ),
+            id="duplicated-unit",
+        ),
+        pytest.param(
+            lambda t: t.replace("document:2.0", "document:1.2").replace(
+                'version="2.0"', 'version="1.2"'
+            ),
+            id="xliff-1.2",
+        ),
+        pytest.param(
+            lambda t: t.replace('original="locales/en.json"', 'original="../x.json"'), id="outside"
+        ),
+    ],
+)
+def test_a_bad_file_is_refused_whole(project, spoil):
+    xliff = extract(project)
+    fill(xliff, "Goodbye", "Salut")
+    xliff.write_text(spoil(xliff.read_text(encoding="utf-8")), encoding="utf-8")
+    done, _ = merge(project)
+    assert done.returncode == 2, done.stderr
+    error = json.loads(done.stdout)
+    assert error["code"] == "invalid" and "nothing was merged" in error["error"]
+    assert "Traceback" not in done.stderr
+    assert (project / "locales/fr.json").read_bytes() == FRENCH_JSON.encode()
+
+
+def test_extract_writes_nothing_outside_the_project(project):
+    done = run(project, "extract", "--to", "fr", "-o", "../outside.xlf")
+    assert done.returncode == 2 and "outside" in done.stderr
+    assert not (project.parent / "outside.xlf").exists()
+
+
+def test_extract_of_named_files_holds_only_their_units(project):
+    done = run(project, "extract", "docs/guide.md", "--to", "fr", "-o", "guide.xlf", "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["units"] == 2
+    assert "locales/en.json" not in (project / "guide.xlf").read_text(encoding="utf-8")
+    refused = run(project, "extract", "locales/fr.json", "--to", "fr", "-o", "x.xlf")
+    assert refused.returncode == 2 and "not a source document" in refused.stderr
