@@ -399,6 +399,9 @@ def _register() -> None:
 
     cli.add_command(extract)
     cli.add_command(merge)
+    from kapi.cli.review import review
+
+    cli.add_command(review)
     from kapi.cli import translate as translation
 
     for command in (
