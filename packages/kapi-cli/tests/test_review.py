@@ -110,3 +110,42 @@ def test_a_decision_on_a_revision_that_moved_is_refused_stale(project):
     done = decide(project, item, "establish")
     assert done.returncode == 3 and "stale" in done.stdout
     assert queue(project, "--language", "de")["pending"][0]["target"] == "Guten Tag"
+
+
+def test_the_mcp_review_set_serves_the_queue_and_one_block_and_takes_an_agents_advice(project):
+    import asyncio
+
+    import mcp_types as types
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    async def main():
+        params = StdioServerParameters(
+            command=KAPI,
+            args=["mcp", "--tools", "review"],
+            cwd=str(project),
+            env={"PATH": str(Path(sys.executable).parent) + ":/usr/bin:/bin", "HOME": str(project)},
+        )
+        async with Client(
+            params, mode="legacy", client_info=types.Implementation(name="reviewer", version="1")
+        ) as client:
+            listed = await client.call_tool("review_queue", {"language": "de"})
+            item = json.loads(listed.content[0].text)["pending"][0]
+            op = {**_advice(item), "score": 64, "reasons": ["too formal"]}
+            advised = await client.call_tool("apply_edits", {"ops": [op]})
+            shown = await client.call_tool("review_block", {"at": item["ref"]})
+            missing = await client.call_tool(
+                "review_block", {"at": {"doc": "locales/en.json", "block": "bye", "edition": "de"}}
+            )
+            return item, advised, json.loads(shown.content[0].text), missing
+
+    item, advised, shown, missing = asyncio.run(main())
+    assert item["ref"] == {"doc": "locales/en.json", "block": "hello", "edition": "de"}
+    assert not advised.is_error, advised.content[0].text
+    assert shown["rev"] == item["rev"] and shown["score"] == 64 and not shown["established"]
+    assert [d["outcome"] for d in shown["decisions"]] == ["advise"]
+    assert missing.is_error and "not_found" in missing.content[0].text
+
+
+def _advice(item):
+    return {"op": "decide", "at": item["ref"], "if_match": item["rev"], "outcome": "advise"}

@@ -770,7 +770,36 @@ def term_check(arguments: Arguments, caller: Caller) -> Payload:
     return {"source": source, "target": target, "fails": bool(target.get("fails"))}
 
 
+# --- review -------------------------------------------------------------------------------
+
+
+def review_queue(arguments: Arguments, caller: Caller) -> Payload:
+    from kapi.host.review import review_queue as pending
+
+    language = arguments.get("language") or arguments.get("locale")
+    with _workspace(caller, arguments, needs_project=True) as workspace:
+        try:
+            result = pending(workspace, language=language, collection=arguments.get("collection"))
+        except KapiError as err:
+            raise _refused(getattr(err, "code", "error"), str(err)) from None
+    return result.encoded()
+
+
+def review_block(arguments: Arguments, caller: Caller) -> Payload:
+    from kapi.host.review import review_block as under_review
+
+    at = arguments["at"]
+    with _workspace(caller, arguments, needs_project=True) as workspace:
+        try:
+            result = under_review(workspace, at["doc"], at["block"], at.get("edition") or "")
+        except KapiError as err:
+            raise _refused(getattr(err, "code", "error"), str(err)) from None
+    return result.encoded()
+
+
 HANDLERS: dict[str, Callable[[Arguments, Caller], Payload]] = {
+    "review_queue": review_queue,
+    "review_block": review_block,
     "read_blocks": read_blocks,
     "apply_edits": apply_edits,
     "describe_format": describe_format,
