@@ -88,9 +88,12 @@ def cli(ctx: click.Context, project: str | None, pretty: bool) -> None:
     """kapi: read, change and check content in any format, safely.
 
     \b
-    Work:    inspect FILE…   apply SET    check FILE…   stats FILE…
-    Project: init   voice …   terms …   context …   store …
-    Formats: formats
+    Work:      inspect FILE…   apply SET   check FILE…   stats FILE…
+    Project:   init   voice …   terms …   context …   store …
+    Translate: translate   up   status   memory …   pseudo-translate   extract   merge
+               review …   tools   flows   run   exec
+    Agents:    mcp   help [TOPIC]      Formats: formats
+    Toolbox:   kcat   kgrep   ksed   kdiff (commands of their own)
     Exit codes: 0 ok, 1 error, 2 usage or invalid input, 3 refused or gate failed, 5 unreachable.
     """
     ctx.obj = {"project": project}
