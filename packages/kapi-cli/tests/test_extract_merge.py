@@ -55,8 +55,8 @@ def project(tmp_path):
     return root
 
 
-def extract(root, name="fr.xlf"):
-    done = run(root, "extract", "--to", "fr", "-o", name, "--json")
+def extract(root, name="fr.xlf", *options):
+    done = run(root, "extract", "--to", "fr", "-o", name, "--json", *options)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["units"] == 4
     return root / name
@@ -157,6 +157,7 @@ def test_a_dropped_code_or_foreign_markup_is_refused_guard(project):
         pytest.param(
             lambda t: t.replace('original="locales/en.json"', 'original="../x.json"'), id="outside"
         ),
+        pytest.param(lambda t: t.replace("document:2.0", "document:1.2"), id="xliff-1.2-as-2.0"),
     ],
 )
 def test_a_bad_file_is_refused_whole(project, spoil):
@@ -184,3 +185,24 @@ def test_extract_of_named_files_holds_only_their_units(project):
     assert "locales/en.json" not in (project / "guide.xlf").read_text(encoding="utf-8")
     refused = run(project, "extract", "locales/fr.json", "--to", "fr", "-o", "x.xlf")
     assert refused.returncode == 2 and "not a source document" in refused.stderr
+
+
+def test_an_xliff_12_round_trip_lands_like_20(project):
+    xliff = extract(project, "fr12.xlf", "--format", "xliff12")
+    text = xliff.read_text(encoding="utf-8")
+    assert 'version="1.2"' in text and 'target-language="fr"' in text
+    assert '<source>Read the <g id="1">manual</g> first.</source>' in text
+    assert '<source>Hello, <x id="1"/>!</source>' in text
+    text = text.replace(
+        '<source>Goodbye</source>\n        <target state="translated">Au revoir</target>',
+        '<source>Goodbye</source>\n        <target state="translated">Salut</target>',
+    ).replace(
+        '<source>Read the <g id="1">manual</g> first.</source>',
+        '<source>Read the <g id="1">manual</g> first.</source><target>Lisez le <g id="1">manuel</g>.</target>',
+    )
+    xliff.write_text(text, encoding="utf-8")
+    done, result = merge(project, "fr12.xlf")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert result["status"] == "applied"
+    assert json.loads((project / "locales/fr.json").read_text(encoding="utf-8"))["bye"] == "Salut"
+    assert "Lisez le **manuel**." in (project / "docs/guide.fr.md").read_text(encoding="utf-8")

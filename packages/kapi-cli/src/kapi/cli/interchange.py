@@ -18,7 +18,7 @@ from kapi.host.errors import KapiError
 @click.option(
     "--format",
     "format_name",
-    type=click.Choice(["xliff20"]),
+    type=click.Choice(["xliff20", "xliff12"]),
     default="xliff20",
     show_default=True,
     help="The interchange format.",
@@ -38,7 +38,8 @@ def extract(
     workspace = workspace_of()
     try:
         result = run_extract(
-            ExtractRequest(language=language, output=output, docs=files), workspace
+            ExtractRequest(language=language, output=output, docs=files, format=format_name),
+            workspace,
         )
     except KapiError as err:
         fail(err, as_json=as_json)

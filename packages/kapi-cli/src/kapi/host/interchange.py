@@ -35,6 +35,8 @@ __all__ = [
 ]
 
 XLIFF2 = "urn:oasis:names:tc:xliff:document:2.0"
+XLIFF12 = "urn:oasis:names:tc:xliff:document:1.2"
+FORMATS = ("xliff20", "xliff12")
 MDA = "urn:oasis:names:tc:xliff:metadata:2.0"
 CATEGORY = "kapi"
 _TOKEN = re.compile(r'<x\s+id="([^"]*)"\s*/>')
@@ -54,6 +56,7 @@ class ExtractRequest:
     language: str
     output: str
     docs: tuple[str, ...] = ()
+    format: str = "xliff20"  # or xliff12
 
 
 @frozen
@@ -137,6 +140,11 @@ def run_extract(request: ExtractRequest, workspace: Workspace) -> ExtractResult:
     from kapi.host.translate import check_language, classify, languages_for, project_documents
 
     project = _project(workspace, "extract")
+    if request.format not in FORMATS:
+        raise HostError(
+            f"unknown format {request.format!r}; formats: {', '.join(FORMATS)}",
+            exit_code=EXIT_USAGE,
+        )
     language = check_language(request.language)
     if language not in project.target_languages:
         raise HostError(
@@ -184,7 +192,8 @@ def run_extract(request: ExtractRequest, workspace: Workspace) -> ExtractResult:
             units.append(unit)
         count += len(units)
         files.append((staged.doc, units))
-    text = _xliff(project.id, workspace.source_language, language, files)
+    write = _xliff12 if request.format == "xliff12" else _xliff
+    text = write(project.id, workspace.source_language, language, files)
     output.parent.mkdir(parents=True, exist_ok=True)
     temporary = output.with_name(output.name + ".kapi-tmp")
     temporary.write_bytes(text.encode("utf-8"))
@@ -230,6 +239,49 @@ def _xliff(project_id: str, source: str, target: str, files: Sequence[tuple[str,
     return "\n".join(lines) + "\n"
 
 
+def _xliff12(project_id: str, source: str, target: str, files: Sequence[tuple[str, Any]]) -> str:
+    from kapi.core.edittext import render_edit_text
+
+    lines = ['<?xml version="1.0" encoding="UTF-8"?>', f'<xliff xmlns="{XLIFF12}" version="1.2">']
+    for doc, units in files:
+        lines.append(
+            f"  <file original={quoteattr(doc)} source-language={quoteattr(source)} "
+            f'target-language={quoteattr(target)} datatype="plaintext">'
+        )
+        lines.append(f"    <header>{_props({'project': project_id})}</header>")
+        lines.append("    <body>")
+        for unit in units:
+            lines.append(
+                f'      <trans-unit id="{unit_id(doc, unit.block)}" resname={quoteattr(unit.block)}>'
+            )
+            lines.append(f"        <source>{_inline(render_edit_text(unit.source), 1)}</source>")
+            if unit.target:
+                state = (
+                    "translated"
+                    if _STATE.get(unit.state) == "translated"
+                    else "needs-review-translation"
+                )
+                text = _inline(render_edit_text(unit.target), 1)
+                lines.append(f'        <target state="{state}">{text}</target>')
+            values = {
+                "block": unit.block,
+                "source-rev": unit.source_rev,
+                "target-rev": unit.target_rev,
+                "state": unit.state,
+            }
+            lines.append(f"        {_props(values)}")
+            lines.append("      </trans-unit>")
+        lines.append("    </body>")
+        lines.append("  </file>")
+    lines.append("</xliff>")
+    return "\n".join(lines) + "\n"
+
+
+def _props(values: dict[str, str]) -> str:
+    props = "".join(f"<prop prop-type={quoteattr(k)}>{escape(v)}</prop>" for k, v in values.items())
+    return f"<prop-group name={quoteattr(CATEGORY)}>{props}</prop-group>"
+
+
 def _metadata(indent: str, values: dict[str, str]) -> str:
     metas = "".join(
         f"{indent}    <mda:meta type={quoteattr(k)}>{escape(v)}</mda:meta>\n"
@@ -241,21 +293,22 @@ def _metadata(indent: str, values: dict[str, str]) -> str:
     )
 
 
-def _inline(edit_text: str) -> str:
-    """Edit text as XLIFF 2.0 content: text escaped, tokens as ``<ph>``/``<pc>``."""
+def _inline(edit_text: str, version: int = 2) -> str:
+    """Edit text as XLIFF content: text escaped, tokens as ``<ph>``/``<pc>`` (1.2: ``<x>``/``<g>``)."""
+    standalone, paired = ("ph", "pc") if version == 2 else ("x", "g")
     out: list[str] = []
     at = 0
     for match in _TOKEN.finditer(edit_text):
         out.append(escape(edit_text[at : match.start()]))
         token = match.group(1)
         if token.endswith("/"):
-            out.append(f"<ph id={quoteattr(token[:-1])}/>")
+            out.append(f"<{standalone} id={quoteattr(token[:-1])}/>")
         elif token.startswith("/"):
-            out.append("</pc>")
+            out.append(f"</{paired}>")
         elif token.startswith("sub:"):
-            out.append(f"<ph id={quoteattr(token)}/>")
+            out.append(f"<{standalone} id={quoteattr(token)}/>")
         else:
-            out.append(f"<pc id={quoteattr(token)}>")
+            out.append(f"<{paired} id={quoteattr(token)}>")
         at = match.end()
     out.append(escape(edit_text[at:]))
     return "".join(out)
@@ -309,40 +362,54 @@ def _read_returned(data: bytes, project_id: str, sources: set[str]) -> tuple[str
         root = ET.fromstring(data)
     except ET.ParseError as err:
         raise _Malformed(f"not well-formed XML ({err})") from None
-    if root.tag != f"{{{XLIFF2}}}xliff" or root.get("version") != "2.0":
+    dialects = {f"{{{XLIFF2}}}xliff": ("2.0", XLIFF2), f"{{{XLIFF12}}}xliff": ("1.2", XLIFF12)}
+    version, namespace = dialects.get(root.tag, ("", ""))
+    if not version or root.get("version") != version:
         raise _Malformed(
-            "not an XLIFF 2.0 file kapi extracted (its namespace or version is another's)"
+            "not an XLIFF 2.0 or 1.2 file kapi extracted "
+            f"(namespace {root.tag.partition('}')[0].lstrip('{') or 'none'}, "
+            f"version {root.get('version') or 'none'})"
         )
-    language = root.get("trgLang") or ""
+    x = f"{{{namespace}}}"
+    v12 = version == "1.2"
+    languages = (
+        {f.get("target-language") or "" for f in root.findall(f"{x}file")}
+        if v12
+        else {root.get("trgLang") or ""}
+    )
+    language = languages.pop() if len(languages) == 1 else ""
     if not language:
-        raise _Malformed("the file names no target language (trgLang)")
-    x = f"{{{XLIFF2}}}"
+        raise _Malformed("the file names no one target language")
     returned: list[_Returned] = []
     seen: set[tuple[str, str]] = set()
     for file in root.findall(f"{x}file"):
         doc = file.get("original") or ""
-        meta = _meta_of(file)
+        meta = _props_of(file.find(f"{x}header"), x) if v12 else _meta_of(file)
         if meta.get("project") != project_id:
             raise _Malformed(
                 f"the file was extracted from another project ({meta.get('project') or 'none'})"
             )
         if doc not in sources:
             raise _Malformed(f"{doc!r} is not a source document of this project")
-        for unit in file.iter(f"{x}unit"):
-            umeta = _meta_of(unit)
+        for unit in file.iter(f"{x}trans-unit" if v12 else f"{x}unit"):
+            umeta = _props_of(unit, x) if v12 else _meta_of(unit)
             block = umeta.get("block", "")
-            if unit.get("id") != unit_id(doc, block) or unit.get("name") != block:
+            name = unit.get("resname" if v12 else "name")
+            if unit.get("id") != unit_id(doc, block) or name != block:
                 raise _Malformed(f"unit {unit.get('id')!r} does not match the block it names")
             if (doc, block) in seen:
                 raise _Malformed(f"unit {unit.get('id')!r} appears twice")
             seen.add((doc, block))
             if "source-rev" not in umeta or "target-rev" not in umeta:
                 raise _Malformed(f"unit {unit.get('id')!r} lost its kapi metadata")
-            targets = [s.find(f"{x}target") for s in unit.findall(f"{x}segment")]
+            if v12:
+                targets = [unit.find(f"{x}target")]
+            else:
+                targets = [s.find(f"{x}target") for s in unit.findall(f"{x}segment")]
             if not targets or targets[0] is None:
                 continue
             try:
-                text = _edit_text(targets[0], x)
+                text = _edit_text(targets[0], x, ("x", "g") if v12 else ("ph", "pc"))
                 problem = ""
             except ValueError as err:
                 text, problem = None, str(err)
@@ -361,7 +428,16 @@ def _meta_of(element: Any) -> dict[str, str]:
     return {m.get("type", ""): m.text or "" for m in group.findall(f"{{{MDA}}}meta")}
 
 
-def _edit_text(target: Any, x: str) -> str:
+def _props_of(element: Any, x: str) -> dict[str, str]:
+    if element is None:
+        return {}
+    group = element.find(f"{x}prop-group[@name='{CATEGORY}']")
+    if group is None:
+        return {}
+    return {p.get("prop-type", ""): p.text or "" for p in group.findall(f"{x}prop")}
+
+
+def _edit_text(target: Any, x: str, names: tuple[str, str] = ("ph", "pc")) -> str:
     """A target's content as edit text; ``ValueError`` for markup that is not a kapi code."""
     parts: list[str] = []
 
@@ -374,11 +450,11 @@ def _edit_text(target: Any, x: str) -> str:
         text(element.text)
         for child in element:
             code = child.get("id") or ""
-            if child.tag == f"{x}ph" and code and len(child) == 0 and not child.text:
+            if child.tag == f"{x}{names[0]}" and code and len(child) == 0 and not child.text:
                 parts.append(
                     f'<x id="{code}"/>' if code.startswith("sub:") else f'<x id="{code}/"/>'
                 )
-            elif child.tag == f"{x}pc" and code:
+            elif child.tag == f"{x}{names[1]}" and code:
                 parts.append(f'<x id="{code}"/>')
                 walk(child)
                 parts.append(f'<x id="/{code}"/>')
