@@ -206,3 +206,13 @@ def test_an_xliff_12_round_trip_lands_like_20(project):
     assert result["status"] == "applied"
     assert json.loads((project / "locales/fr.json").read_text(encoding="utf-8"))["bye"] == "Salut"
     assert "Lisez le **manuel**." in (project / "docs/guide.fr.md").read_text(encoding="utf-8")
+
+
+def test_a_translation_handed_back_as_it_was_is_unchanged_even_when_its_source_moved(project):
+    xliff = extract(project)
+    fill(xliff, "Goodbye", "Salut")
+    (project / "locales/en.json").write_text(SOURCE_JSON.replace("Hello", "Hi"), encoding="utf-8")
+    done, result = merge(project)
+    assert done.returncode == 0, done.stdout + done.stderr
+    outcome = {u["block"]: u["status"] for u in result["units"]}
+    assert outcome == {"hello": "unchanged", "bye": "applied"}

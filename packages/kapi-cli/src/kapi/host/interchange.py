@@ -482,7 +482,7 @@ def _land(workspace: Workspace, language: str, returned: list[_Returned]) -> Mer
             )
         else:
             todo.append(item)
-    todo = _started(workspace, language, todo)
+    todo = _started(workspace, language, _changed(workspace, language, todo, units))
     while todo:
         ops = tuple(
             SetContent(
@@ -569,3 +569,38 @@ def _started(workspace: Workspace, language: str, todo: list[_Returned]) -> list
         else item
         for item in todo
     ]
+
+
+def _changed(
+    workspace: Workspace,
+    language: str,
+    todo: list[_Returned],
+    units: dict[tuple[str, str], MergedUnit],
+) -> list[_Returned]:
+    """The returned targets that differ from the file's; the others are ``unchanged`` as they are.
+
+    A translation handed back as it was is no edit, even when its source moved meanwhile.
+    """
+    from kapi.core.edittext import render_edit_text
+    from kapi.core.revision import revision
+
+    home = workspace.home()
+    current: dict[tuple[str, str], tuple[str, str]] = {}
+    for doc in sorted({item.doc for item in todo}):
+        for block in home.stage(doc).document.blocks:
+            edition = block.targets.get(language)
+            if edition is not None and edition.runs:
+                current[(doc, block.ref_key)] = (
+                    render_edit_text(edition.runs),
+                    revision(language, edition.runs),
+                )
+    changed = []
+    for item in todo:
+        held = current.get((item.doc, item.block))
+        if held is not None and held[0] == item.text:
+            units[(item.doc, item.block)] = MergedUnit(
+                item.doc, item.block, language, "unchanged", rev=held[1]
+            )
+        else:
+            changed.append(item)
+    return changed
