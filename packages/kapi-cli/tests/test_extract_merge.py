@@ -216,3 +216,35 @@ def test_a_translation_handed_back_as_it_was_is_unchanged_even_when_its_source_m
     assert done.returncode == 0, done.stdout + done.stderr
     outcome = {u["block"]: u["status"] for u in result["units"]}
     assert outcome == {"hello": "unchanged", "bye": "applied"}
+
+
+ANDROID = """<?xml version="1.0" encoding="utf-8"?>
+<resources>
+    <!-- Shown on the checkout button & more -->
+    <string name="pay">Pay now</string>
+</resources>
+"""
+
+
+def test_a_blocks_note_travels_with_its_unit_and_a_new_android_file_is_started(tmp_path):
+    root = tmp_path / "app"
+    (root / "res/values").mkdir(parents=True)
+    (root / "kapi.yaml").write_text(
+        RECIPE.split("collections:")[0]
+        + "collections:\n  - name: app\n    content:\n      - path: res/values/strings.xml\n"
+        "        target: res/values-{lang}/strings.xml\n",
+        encoding="utf-8",
+    )
+    (root / "res/values/strings.xml").write_text(ANDROID, encoding="utf-8")
+    done = run(root, "extract", "--to", "fr", "-o", "app.xlf")
+    assert done.returncode == 0, done.stderr
+    xliff = root / "app.xlf"
+    assert "<notes><note>Shown on the checkout button &amp; more</note></notes>" in xliff.read_text(
+        encoding="utf-8"
+    )
+    fill(xliff, "Pay now", "Payer")
+    done, result = merge(root, "app.xlf")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert result["status"] == "applied"
+    french = (root / "res/values-fr/strings.xml").read_text(encoding="utf-8")
+    assert french == ANDROID.replace("Pay now", "Payer")

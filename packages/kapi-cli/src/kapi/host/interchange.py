@@ -178,6 +178,7 @@ def run_extract(request: ExtractRequest, workspace: Workspace) -> ExtractResult:
             )
         docs = named
     files: list[tuple[str, list[Unit]]] = []
+    notes: dict[tuple[str, str], str] = {}
     left_out: list[str] = []
     count = 0
     for staged in project_documents(workspace, docs):
@@ -190,10 +191,15 @@ def run_extract(request: ExtractRequest, workspace: Workspace) -> ExtractResult:
                 left_out.append(f"{unit.doc} {unit.block}: a plural or select (use kapi apply)")
                 continue
             units.append(unit)
+        notes.update(
+            ((staged.doc, b.ref_key), b.properties["note"])
+            for b in staged.document.blocks
+            if b.properties.get("note")
+        )
         count += len(units)
         files.append((staged.doc, units))
     write = _xliff12 if request.format == "xliff12" else _xliff
-    text = write(project.id, workspace.source_language, language, files)
+    text = write(project.id, workspace.source_language, language, files, notes)
     output.parent.mkdir(parents=True, exist_ok=True)
     temporary = output.with_name(output.name + ".kapi-tmp")
     temporary.write_bytes(text.encode("utf-8"))
@@ -203,7 +209,13 @@ def run_extract(request: ExtractRequest, workspace: Workspace) -> ExtractResult:
     )
 
 
-def _xliff(project_id: str, source: str, target: str, files: Sequence[tuple[str, Any]]) -> str:
+def _xliff(
+    project_id: str,
+    source: str,
+    target: str,
+    files: Sequence[tuple[str, Any]],
+    notes: dict[tuple[str, str], str],
+) -> str:
     from kapi.core.edittext import render_edit_text
 
     lines = [
@@ -227,6 +239,9 @@ def _xliff(project_id: str, source: str, target: str, files: Sequence[tuple[str,
                     },
                 )
             )
+            note = notes.get((doc, unit.block))
+            if note:
+                lines.append(f"      <notes><note>{escape(note)}</note></notes>")
             state = _STATE.get(unit.state, "initial")
             lines.append(f'      <segment state="{state}">')
             lines.append(f"        <source>{_inline(render_edit_text(unit.source))}</source>")
@@ -239,7 +254,13 @@ def _xliff(project_id: str, source: str, target: str, files: Sequence[tuple[str,
     return "\n".join(lines) + "\n"
 
 
-def _xliff12(project_id: str, source: str, target: str, files: Sequence[tuple[str, Any]]) -> str:
+def _xliff12(
+    project_id: str,
+    source: str,
+    target: str,
+    files: Sequence[tuple[str, Any]],
+    notes: dict[tuple[str, str], str],
+) -> str:
     from kapi.core.edittext import render_edit_text
 
     lines = ['<?xml version="1.0" encoding="UTF-8"?>', f'<xliff xmlns="{XLIFF12}" version="1.2">']
@@ -270,6 +291,9 @@ def _xliff12(project_id: str, source: str, target: str, files: Sequence[tuple[st
                 "state": unit.state,
             }
             lines.append(f"        {_props(values)}")
+            note = notes.get((doc, unit.block))
+            if note:
+                lines.append(f"        <note>{escape(note)}</note>")
             lines.append("      </trans-unit>")
         lines.append("    </body>")
         lines.append("  </file>")
