@@ -248,3 +248,11 @@ def test_a_blocks_note_travels_with_its_unit_and_a_new_android_file_is_started(t
     assert result["status"] == "applied"
     french = (root / "res/values-fr/strings.xml").read_text(encoding="utf-8")
     assert french == ANDROID.replace("Pay now", "Payer")
+
+
+@pytest.mark.parametrize("name", ["locales/en.json", "locales/fr.json", "kapi.yaml", ".kapi/x.xlf"])
+def test_extract_never_writes_over_the_projects_own_files(project, name):
+    before = {p: p.read_bytes() for p in project.rglob("*") if p.is_file()}
+    done = run(project, "extract", "--to", "fr", "-o", name)
+    assert done.returncode == 2 and "name a new file" in done.stderr
+    assert {p: p.read_bytes() for p in project.rglob("*") if p.is_file()} == before

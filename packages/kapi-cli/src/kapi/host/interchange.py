@@ -37,6 +37,7 @@ __all__ = [
 XLIFF2 = "urn:oasis:names:tc:xliff:document:2.0"
 XLIFF12 = "urn:oasis:names:tc:xliff:document:1.2"
 FORMATS = ("xliff20", "xliff12")
+MAX_MERGE_BYTES = 64 * 1024 * 1024
 MDA = "urn:oasis:names:tc:xliff:metadata:2.0"
 CATEGORY = "kapi"
 _TOKEN = re.compile(r'<x\s+id="([^"]*)"\s*/>')
@@ -157,12 +158,25 @@ def run_extract(request: ExtractRequest, workspace: Workspace) -> ExtractResult:
         output = resolve_inside(root, request.output, relative_to=Path.cwd())
     except Outside as err:
         raise HostError(str(err), exit_code=EXIT_USAGE) from None
+    shown = inside(root, output)
+    sources = list(project.source_files())
+    if (
+        shown in sources
+        or project.could_be_translation(shown)
+        or shown == project.recipe_path.name
+        or shown.split("/")[0] == ".kapi"
+        or output.is_dir()
+    ):
+        raise HostError(
+            f"{shown} is the project's own (content, a translation, the recipe or its state); "
+            "name a new file for the XLIFF",
+            exit_code=EXIT_USAGE,
+        )
     index = memory_index(workspace)
     try:
         stamps = index.stamps()
     finally:
         index.close()
-    sources = list(project.source_files())
     docs = sources
     if request.docs:
         try:
@@ -200,13 +214,17 @@ def run_extract(request: ExtractRequest, workspace: Workspace) -> ExtractResult:
         files.append((staged.doc, units))
     write = _xliff12 if request.format == "xliff12" else _xliff
     text = write(project.id, workspace.source_language, language, files, notes)
-    output.parent.mkdir(parents=True, exist_ok=True)
     temporary = output.with_name(output.name + ".kapi-tmp")
-    temporary.write_bytes(text.encode("utf-8"))
-    temporary.replace(output)
-    return ExtractResult(
-        file=inside(root, output), language=language, units=count, left_out=tuple(left_out)
-    )
+    try:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        temporary.write_bytes(text.encode("utf-8"))
+        temporary.replace(output)
+    except OSError as err:
+        temporary.unlink(missing_ok=True)
+        raise HostError(
+            f"{shown}: {err.strerror or err}; nothing was written", exit_code=1
+        ) from None
+    return ExtractResult(file=shown, language=language, units=count, left_out=tuple(left_out))
 
 
 def _xliff(
@@ -363,11 +381,18 @@ def run_merge(request: MergeRequest, workspace: Workspace) -> MergeResult:
     root = Path(project.root).resolve()
     try:
         path = resolve_inside(root, request.file, relative_to=Path.cwd())
-        data = path.read_bytes()
+        with path.open("rb") as handle:
+            data = handle.read(MAX_MERGE_BYTES + 1)
     except Outside as err:
         raise HostError(str(err), exit_code=EXIT_USAGE) from None
     except OSError as err:
         raise HostError(f"{request.file}: {err.strerror or err}", exit_code=EXIT_USAGE) from None
+    if len(data) > MAX_MERGE_BYTES:
+        raise HostError(
+            f"{request.file}: larger than {MAX_MERGE_BYTES} bytes; extract fewer files at a time",
+            exit_code=EXIT_USAGE,
+            code="budget_exceeded",
+        )
     try:
         language, returned = _read_returned(data, project.id, set(project.source_files()))
     except _Malformed as err:
