@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 
 from attrs import frozen
 
-from kapi.core.model import Ph, Text
 from kapi.host.errors import EXIT_USAGE, HostError
 
 if TYPE_CHECKING:
@@ -76,11 +75,17 @@ TOOLS: tuple[Tool, ...] = (
     ),
     Tool(
         "redact",
-        "Replace e-mail addresses, URLs and long numbers with codes a provider must keep.",
+        "Replace e-mail addresses, URLs, IP addresses, card and phone numbers and keys with "
+        "typed placeholders, the originals kept in the project's .kapi/ vault.",
         _schema(),
         ("text", "units"),
     ),
-    Tool("unredact", "Put redacted originals back.", _schema(), ("units",)),
+    Tool(
+        "unredact",
+        "Put redacted originals back from the project's .kapi/ vault.",
+        _schema(),
+        ("text", "units"),
+    ),
     Tool(
         "term-check",
         "The project's terms a text uses: forbidden and deprecated wordings flagged.",
@@ -221,18 +226,19 @@ def _checked_options(tool: Tool, options: Mapping[str, str]) -> dict[str, Any]:
 def _on_text(
     tool: Tool, text: str, opts: dict[str, Any], workspace: Workspace, to: str
 ) -> dict[str, Any]:
-    from kapi.core.edittext import render_edit_text
-
     if tool.name == "word-count":
         return {"text": text, "words": len(re.findall(r"\w+", text)), "characters": len(text)}
     if tool.name == "whitespace-correct":
         fixed = "\n".join(re.sub(r"[ \t]+", " ", line).strip() for line in text.split("\n"))
         return {"text": fixed, "changed": fixed != text}
     if tool.name == "redact":
-        from kapi.host.redaction import redact_runs
+        from kapi.host.vault import redact_text
 
-        runs = redact_runs((Text(text),))
-        return {"text": render_edit_text(runs), "redacted": sum(isinstance(r, Ph) for r in runs)}
+        return redact_text(text, workspace)
+    if tool.name == "unredact":
+        from kapi.host.vault import unredact_text
+
+        return unredact_text(text, workspace)
     if tool.name == "xml-validation":
         return _xml_check(text.encode("utf-8"))
     if tool.name == "term-check":

@@ -1,0 +1,67 @@
+"""`kapi exec redact` / `unredact` through the real executable: typed placeholders, the originals
+kept in the project's `.kapi/` vault (its owner's only), restored exactly; a missing vault is a
+clear refusal that leaves the placeholders as they are."""
+
+import json
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+KAPI = str(Path(sys.executable).with_name("kapi"))
+SECRETS = (
+    "ann@example.com",
+    "+44 20 7946 0958",
+    "4111 1111 1111 1111",
+    "10.0.0.12",
+    "https://intranet.example/a?b=1",
+)
+TEXT = "Mail {} or call {}, card {}, host {}, see {}.".format(*SECRETS)
+
+
+def run(root, *args):
+    environ = {
+        k: v for k, v in os.environ.items() if not k.startswith(("KAPI_", "CLAUDE", "CODEX"))
+    }
+    return subprocess.run([KAPI, *args], cwd=root, capture_output=True, text=True, env=environ)
+
+
+@pytest.fixture
+def project(tmp_path):
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "kapi.yaml").write_text(
+        "version: v1\nid: prj_vaulttest000000000000000000\nname: v\n"
+        "defaults:\n  source_language: en\n  target_languages: [fr]\ncollections: []\n",
+        encoding="utf-8",
+    )
+    return root
+
+
+def tool(root, name, text):
+    done = run(root, "exec", name, "--text", text)
+    return done, (json.loads(done.stdout)["results"][0] if done.returncode == 0 else None)
+
+
+def test_redact_keeps_every_value_in_the_vault_and_unredact_restores_it(project):
+    done, redacted = tool(project, "redact", TEXT)
+    assert done.returncode == 0, done.stderr
+    assert not any(secret in redacted["text"] for secret in SECRETS)
+    assert [p["type"] for p in redacted["placeholders"]] == ["email", "phone", "card", "ip", "url"]
+    vault = project / ".kapi" / "vault.json"
+    assert stat.S_IMODE(vault.stat().st_mode) == 0o600
+    done, restored = tool(project, "unredact", redacted["text"])
+    assert done.returncode == 0, done.stderr
+    assert restored["text"] == TEXT and restored["restored"] == 5
+
+
+def test_unredact_without_the_vault_is_refused_and_restores_nothing(project):
+    _, redacted = tool(project, "redact", TEXT)
+    (project / ".kapi" / "vault.json").unlink()
+    done, _ = tool(project, "unredact", redacted["text"])
+    assert done.returncode == 3
+    assert "vault.json is missing" in done.stderr and "Traceback" not in done.stderr
+    assert "ann@example.com" not in done.stdout + done.stderr
