@@ -149,3 +149,13 @@ def test_the_mcp_review_set_serves_the_queue_and_one_block_and_takes_an_agents_a
 
 def _advice(item):
     return {"op": "decide", "at": item["ref"], "if_match": item["rev"], "outcome": "advise"}
+
+
+def test_an_edit_drops_an_agents_advice_from_the_queue(project):
+    item = queue(project, "--language", "de")["pending"][0]
+    assert decide(project, item, "advise", actor="agent", score=90).returncode == 0
+    edit = {"op": "set_content", "at": item["ref"], "if_match": item["rev"], "text": "Servus"}
+    done = run(project, "apply", "--json", "-", stdin=json.dumps({"ops": [edit]}))
+    assert done.returncode == 0, done.stdout + done.stderr
+    shown = queue(project, "--language", "de")["pending"][0]
+    assert shown["target"] == "Servus" and shown["score"] is None and shown["rev"] != item["rev"]
