@@ -19,6 +19,7 @@ from collections.abc import Callable
 
 from attrs import evolve, field, frozen
 
+from kapi.core.check.text import PLACEHOLDER_PATTERN, URL_PATTERN
 from kapi.core.model import PcClose, PcOpen, Ph, Plural, Run, Runs, Select, Sub, Text
 
 __all__ = ["STYLES", "PseudoOptions", "pseudo_runs", "pseudo_text"]
@@ -37,14 +38,16 @@ _BLANK = str.maketrans(
     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ",
     "▯" * 52,
 )
-# Kept as written: placeholders the format left in text, character references, URLs, e-mail.
+# Kept as written: the placeholders and URLs the checks know, character references, tags.
 _KEEP = re.compile(
-    r"\{\{[^{}\n]+\}\}|\$\{[^{}\n]+\}|\{[A-Za-z0-9_.$-]+(?:,[^{}\n]*)?\}"
-    r"|%(?:\d+\$)?[-+0# ]*\d*(?:\.\d+)?(?:ll|l|h)?[sdifuxXeEgGcpo@%]"
-    r"|%\([A-Za-z0-9_]+\)[-+0# ]*\d*(?:\.\d+)?[sdifuxXeEgGr]"
-    r"|&(?:[A-Za-z][A-Za-z0-9]*|#[0-9]+|#[xX][0-9A-Fa-f]+);"
-    r"|</?[A-Za-z0-9]+[^<>]*>"
-    r"|(?:https?|ftp)://[^\s<>\"']+|\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
+    "|".join(
+        (
+            PLACEHOLDER_PATTERN.pattern,
+            URL_PATTERN.pattern,
+            r"&(?:[A-Za-z][A-Za-z0-9]*|#[0-9]+|#[xX][0-9A-Fa-f]+);",
+            r"</?[A-Za-z0-9]+[^<>]*>",
+        )
+    )
 )
 _PAD = "~"
 

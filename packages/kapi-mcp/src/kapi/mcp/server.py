@@ -9,6 +9,7 @@ worker thread, so one slow call does not hold the others.
 
 from __future__ import annotations
 
+import functools
 import json
 import secrets
 import sys
@@ -121,14 +122,17 @@ def _progress_sender(ctx: Any, token: Any) -> Any:
     return send
 
 
-def _validate(name: str, arguments: dict[str, Any]) -> str | None:
-    """The first way ``arguments`` break the tool's input schema, as a message; None if none."""
+@functools.cache
+def _validator(name: str) -> Any:
+    """The checker of a tool's arguments, built once per tool."""
     from jsonschema import Draft202012Validator
 
-    schema = input_schema(name)
-    errors = sorted(
-        Draft202012Validator(schema).iter_errors(arguments), key=lambda e: list(e.absolute_path)
-    )
+    return Draft202012Validator(input_schema(name))
+
+
+def _validate(name: str, arguments: dict[str, Any]) -> str | None:
+    """The first way ``arguments`` break the tool's input schema, as a message; None if none."""
+    errors = sorted(_validator(name).iter_errors(arguments), key=lambda e: list(e.absolute_path))
     if not errors:
         return None
     error = errors[0]

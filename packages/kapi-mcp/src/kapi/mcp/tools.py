@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from attrs import evolve, frozen
 
 from kapi.core.change.ports import Actor, ActorKind
+from kapi.core.edittext import TOKEN
 from kapi.core.errors import KapiError
 
 __all__ = ["Caller", "ToolRefused", "call_tool", "handles"]
@@ -24,7 +26,6 @@ __all__ = ["Caller", "ToolRefused", "call_tool", "handles"]
 Arguments = Mapping[str, Any]
 Payload = dict[str, Any]
 READ_PAGE = 100
-_TOKEN = re.compile(r'</?(?:x|g)(?: id="([^"]*)")?/?>')
 READ_PAGE_MAX = 1000
 
 
@@ -56,6 +57,15 @@ def _refused(code: str, message: str, **extra: Any) -> ToolRefused:
     return ToolRefused({"code": code, "message": message, **extra})
 
 
+@contextmanager
+def _refusing() -> Iterator[None]:
+    """A host refusal (any KapiError) as the tool's error result, with its code."""
+    try:
+        yield
+    except KapiError as err:
+        raise _refused(err.code, str(err)) from None
+
+
 def _workspace(caller: Caller, arguments: Arguments, *, needs_project: bool = False) -> Any:
     """The workspace a call runs in: its ``project``, else the server's, else discovery."""
     from kapi.host.workspace import open_workspace
@@ -69,7 +79,7 @@ def _workspace(caller: Caller, arguments: Arguments, *, needs_project: bool = Fa
         workspace = open_workspace(project=named or caller.project, cwd=cwd)
     except KapiError as err:
         label = f"project {named!r}" if named else "no kapi project"
-        raise _refused(getattr(err, "code", "error"), f"{label}: {err}") from None
+        raise _refused(err.code, f"{label}: {err}") from None
     _present(workspace, caller)
     if needs_project and workspace.project is None:
         workspace.close()
@@ -193,12 +203,10 @@ def describe_format(arguments: Arguments, caller: Caller) -> Payload:
     doc = arguments.get("doc")
     if bool(name) == bool(doc):
         raise _refused("invalid", "give format or doc, one of them")
-    try:
+    with _refusing():
         if doc:
             name = _format_in_project(str(doc), arguments, caller) or format_of(str(doc))
         return describe(str(name))
-    except KapiError as err:
-        raise _refused(getattr(err, "code", "error"), str(err)) from None
 
 
 def _format_in_project(doc: str, arguments: Arguments, caller: Caller) -> str:
@@ -217,10 +225,8 @@ def detect_format(arguments: Arguments, caller: Caller) -> Payload:
     from kapi.host.formats import format_of, list_formats
 
     path = arguments["path"]
-    try:
+    with _refusing():
         name = format_of(path)
-    except KapiError as err:
-        raise _refused(getattr(err, "code", "unsupported"), str(err)) from None
     info = next((f for f in list_formats() if f.name == name), None)
     return {
         "format": name,
@@ -241,11 +247,8 @@ def _check(request: Any, caller: Caller, arguments: Arguments) -> Payload:
     from kapi.core.check.report import encode_report
     from kapi.host.check import run_check
 
-    with _workspace(caller, arguments) as workspace:
-        try:
-            outcome = run_check(request, workspace)
-        except KapiError as err:
-            raise _refused(getattr(err, "code", "error"), str(err)) from None
+    with _workspace(caller, arguments) as workspace, _refusing():
+        outcome = run_check(request, workspace)
     report: Payload = encode_report(outcome.report)
     return report
 
@@ -318,13 +321,10 @@ def stats(arguments: Arguments, caller: Caller) -> Payload:
     from kapi.host.stats import StatsRequest, run_stats
     from kapi.host.wire import encode
 
-    with _workspace(caller, arguments) as workspace:
-        try:
-            paths = inputs_for(_strings(arguments, "files"), workspace, stdin_is_terminal=True)
-            request = StatsRequest(paths=tuple(paths), format_name=arguments.get("format"))
-            result = run_stats(request, workspace)
-        except KapiError as err:
-            raise _refused(getattr(err, "code", "error"), str(err)) from None
+    with _workspace(caller, arguments) as workspace, _refusing():
+        paths = inputs_for(_strings(arguments, "files"), workspace, stdin_is_terminal=True)
+        request = StatsRequest(paths=tuple(paths), format_name=arguments.get("format"))
+        result = run_stats(request, workspace)
     payload: Payload = encode(result.counts)
     return payload
 
@@ -350,11 +350,8 @@ def read_context_text(arguments: Arguments, caller: Caller) -> tuple[str, str]:
         if path.startswith("profile/")
         else ContextReadRequest(path=path.removeprefix("./"))
     )
-    with _workspace(caller, arguments) as workspace:
-        try:
-            answer = read_context(request, workspace)
-        except KapiError as err:
-            raise _refused(getattr(err, "code", "error"), str(err)) from None
+    with _workspace(caller, arguments) as workspace, _refusing():
+        answer = read_context(request, workspace)
     if kind == "json":
         return json.dumps(answer.encoded(), ensure_ascii=False, indent=2), "application/json"
     return answer.markdown(), "text/markdown"
@@ -368,11 +365,8 @@ def context_search(arguments: Arguments, caller: Caller) -> Payload:
         locale=arguments.get("locale") or "",
         limit=int(arguments.get("limit") or 10),
     )
-    with _workspace(caller, arguments) as workspace:
-        try:
-            result = search_context(request, workspace)
-        except KapiError as err:
-            raise _refused(getattr(err, "code", "error"), str(err)) from None
+    with _workspace(caller, arguments) as workspace, _refusing():
+        result = search_context(request, workspace)
     payload: Payload = result.encoded()
     return payload
 
@@ -395,11 +389,8 @@ def context_note(arguments: Arguments, caller: Caller) -> Payload:
         quote=arguments.get("quote") or "",
         note=arguments.get("note") or "",
     )
-    with _workspace(caller, arguments, needs_project=True) as workspace:
-        try:
-            recorded = note_context(request, workspace)
-        except KapiError as err:
-            raise _refused(getattr(err, "code", "error"), str(err)) from None
+    with _workspace(caller, arguments, needs_project=True) as workspace, _refusing():
+        recorded = note_context(request, workspace)
     payload: Payload = recorded.encoded()
     return payload
 
@@ -420,11 +411,8 @@ def context_session_summary(arguments: Arguments, caller: Caller) -> Payload:
     from kapi.host.context_ops import ContextSessionRequest, session_summary
 
     request = ContextSessionRequest(session=arguments.get("session") or caller.session)
-    with _workspace(caller, arguments, needs_project=True) as workspace:
-        try:
-            summary = session_summary(request, workspace)
-        except KapiError as err:
-            raise _refused(getattr(err, "code", "error"), str(err)) from None
+    with _workspace(caller, arguments, needs_project=True) as workspace, _refusing():
+        summary = session_summary(request, workspace)
     payload: Payload = summary.encoded()
     return payload
 
@@ -572,7 +560,7 @@ def extract_content(arguments: Arguments, caller: Caller) -> Payload:
                 return str(code.get("disp") or code.get("equiv") or "")
             return str(code.get("equiv") or code.get("disp") or "")
 
-        source_text = _TOKEN.sub(shown, text)
+        source_text = TOKEN.sub(shown, text)
         if not source_text.strip():
             continue
         words = _words(source_text)
@@ -606,11 +594,8 @@ def term_lookup(arguments: Arguments, caller: Caller) -> Payload:
     from kapi.host.terms import TermLookupRequest, lookup_term
 
     locale = arguments.get("source_lang") or None
-    with _workspace(caller, arguments, needs_project=True) as workspace:
-        try:
-            hits = lookup_term(TermLookupRequest(text=arguments["term"], locale=locale), workspace)
-        except KapiError as err:
-            raise _refused(getattr(err, "code", "error"), str(err)) from None
+    with _workspace(caller, arguments, needs_project=True) as workspace, _refusing():
+        hits = lookup_term(TermLookupRequest(text=arguments["term"], locale=locale), workspace)
     matches = [
         {"term": h.row.term, "locale": h.row.locale, "status": h.row.status, "match_type": h.tier}
         for h in hits
@@ -626,11 +611,8 @@ def tm_search(arguments: Arguments, caller: Caller) -> Payload:
     )
     if "min_score" in arguments:
         request = evolve(request, min_score=float(arguments["min_score"]))
-    with _workspace(caller, arguments, needs_project=True) as workspace:
-        try:
-            found = search_memory(request, workspace)
-        except KapiError as err:
-            raise _refused(getattr(err, "code", "error"), str(err)) from None
+    with _workspace(caller, arguments, needs_project=True) as workspace, _refusing():
+        found = search_memory(request, workspace)
     from kapi.host.wire import encode
 
     payload: Payload = encode(found)
@@ -665,22 +647,17 @@ def translate(arguments: Arguments, caller: Caller) -> Payload:
         request = TranslateRequest(
             to=language, text=arguments["text"], provider=arguments.get("provider") or ""
         )
-        try:
+        with _refusing():
             result = translate_text(request, workspace)
-        except KapiError as err:
-            raise _refused(getattr(err, "code", "error"), str(err)) from None
     return _encoded(result)
 
 
 def _up(arguments: Arguments, caller: Caller, *, plan: bool) -> Payload:
     from kapi.host.up import UpRequest, run_up
 
-    with _workspace(caller, arguments, needs_project=True) as workspace:
-        try:
-            request = UpRequest(plan=plan, provider="pseudo" if arguments.get("local") else "")
-            result = run_up(request, workspace, caller.progress)
-        except KapiError as err:
-            raise _refused(getattr(err, "code", "error"), str(err)) from None
+    with _workspace(caller, arguments, needs_project=True) as workspace, _refusing():
+        request = UpRequest(plan=plan, provider="pseudo" if arguments.get("local") else "")
+        result = run_up(request, workspace, caller.progress)
     return _encoded(result)
 
 
@@ -696,11 +673,8 @@ def pseudo_translate(arguments: Arguments, caller: Caller) -> Payload:
     from kapi.host.flows import PseudoRequest, run_pseudo
 
     language = arguments.get("target_lang") or "qps"
-    with _workspace(caller, arguments) as workspace:
-        try:
-            result = run_pseudo(PseudoRequest(files=(arguments["path"],), to=language), workspace)
-        except KapiError as err:
-            raise _refused(getattr(err, "code", "error"), str(err)) from None
+    with _workspace(caller, arguments) as workspace, _refusing():
+        result = run_pseudo(PseudoRequest(files=(arguments["path"],), to=language), workspace)
     written = result.files[0].file if result.files else ""
     return {
         "flow_name": "pseudo-translate",
@@ -715,13 +689,8 @@ def run_flow(arguments: Arguments, caller: Caller) -> Payload:
 
     languages = (arguments["target_lang"],) if arguments.get("target_lang") else ()
     files = (arguments["path"],) if arguments.get("path") else ()
-    with _workspace(caller, arguments) as workspace:
-        try:
-            result = run(
-                RunRequest(flow=arguments["flow_name"], to=languages, files=files), workspace
-            )
-        except KapiError as err:
-            raise _refused(getattr(err, "code", "error"), str(err)) from None
+    with _workspace(caller, arguments) as workspace, _refusing():
+        result = run(RunRequest(flow=arguments["flow_name"], to=languages, files=files), workspace)
     return {
         "flow_name": arguments["flow_name"],
         "input_path": arguments.get("path", ""),
@@ -752,11 +721,8 @@ def list_tools(arguments: Arguments, caller: Caller) -> Payload:
 def _exec(name: str, text: str, arguments: Arguments, caller: Caller) -> Payload:
     from kapi.host.tools import exec_tool
 
-    with _workspace(caller, arguments) as workspace:
-        try:
-            result = exec_tool(name, workspace, text=text, to=arguments.get("target_lang") or "")
-        except KapiError as err:
-            raise _refused(getattr(err, "code", "error"), str(err)) from None
+    with _workspace(caller, arguments) as workspace, _refusing():
+        result = exec_tool(name, workspace, text=text, to=arguments.get("target_lang") or "")
     return dict(result.results[0])
 
 
@@ -777,11 +743,8 @@ def review_queue(arguments: Arguments, caller: Caller) -> Payload:
     from kapi.host.review import review_queue as pending
 
     language = arguments.get("language") or arguments.get("locale")
-    with _workspace(caller, arguments, needs_project=True) as workspace:
-        try:
-            result = pending(workspace, language=language, collection=arguments.get("collection"))
-        except KapiError as err:
-            raise _refused(getattr(err, "code", "error"), str(err)) from None
+    with _workspace(caller, arguments, needs_project=True) as workspace, _refusing():
+        result = pending(workspace, language=language, collection=arguments.get("collection"))
     return result.encoded()
 
 
@@ -789,11 +752,8 @@ def review_block(arguments: Arguments, caller: Caller) -> Payload:
     from kapi.host.review import review_block as under_review
 
     at = arguments["at"]
-    with _workspace(caller, arguments, needs_project=True) as workspace:
-        try:
-            result = under_review(workspace, at["doc"], at["block"], at.get("edition") or "")
-        except KapiError as err:
-            raise _refused(getattr(err, "code", "error"), str(err)) from None
+    with _workspace(caller, arguments, needs_project=True) as workspace, _refusing():
+        result = under_review(workspace, at["doc"], at["block"], at.get("edition") or "")
     return result.encoded()
 
 
