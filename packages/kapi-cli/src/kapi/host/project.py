@@ -264,6 +264,21 @@ class Project:
                     return source, lang
         return None
 
+    def translation_sources(self, relpaths: Sequence[str]) -> dict[str, tuple[str, str]]:
+        """Of ``relpaths``, the translations' own files: path -> ``(source path, language)``.
+
+        One walk of the tree, and only when some path could be a translation.
+        """
+        wanted = {path for path in relpaths if self.could_be_translation(path)}
+        if not wanted:
+            return {}
+        found: dict[str, tuple[str, str]] = {}
+        for source in self.source_files():
+            for lang, path in self.translation_paths(source).items():
+                if path in wanted and path not in found:
+                    found[path] = (source, lang)
+        return found
+
     def source_files(self) -> Iterator[str]:
         """Every file the recipe claims as source content (translations' own files excluded)."""
         seen: set[str] = set()
