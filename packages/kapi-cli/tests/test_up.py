@@ -4,6 +4,7 @@ reported; plan and dry run write nothing; an interrupted run resumes without red
 
 import json
 import os
+import re
 import shutil
 import signal
 import sqlite3
@@ -182,6 +183,7 @@ def test_a_japanese_translation_lacking_the_plural_gets_its_keys(shop):
     assert japanese["nav"]["home"] == "ホーム"
     assert japanese["checkout"]["items_other"].count("{{count}}") == 1
     assert "items" not in japanese["checkout"]
+    assert "items_one" not in japanese["checkout"]  # Japanese has no category but other
 
 
 def test_the_shop_is_translated_with_an_openai_compatible_server(shop):
@@ -457,3 +459,69 @@ def test_a_remote_provider_lands_every_few_batches(shop):
     db.close()
     assert sets == 2  # six units, batches of one, landing five units at a time: 5, then 1
     assert catalogue(shop, "de")["checkout"]["items_other"] == "DE: {{count}} items in your cart"
+
+
+PLURAL_RULES = {  # the Plural-Forms a gettext catalogue of each language declares
+    "fr": (2, "(n > 1)"),
+    "ru": (3, "(n%10==1 && n%100!=11 ? 0 : n%10>=2 && n%10<=4 && (n%100<10 || n%100>=20) ? 1 : 2)"),
+    "ja": (1, "0"),
+    "ar": (6, "(n==0 ? 0 : n==1 ? 1 : n==2 ? 2 : n%100>=3 && n%100<=10 ? 3 : n%100>=11 ? 4 : 5)"),
+}
+
+
+def test_each_language_gets_its_own_plural_categories(tmp_path):
+    """ICU, i18next and gettext targets in Japanese, French, Arabic and Russian, pseudo-translated:
+    CLDR's categories where the file takes any, a catalogue's own where it declares them, and
+    each target file then passes `kapi check` (QA against its source)."""
+    root = tmp_path / "plurals"
+    for folder in ("icu", "i18n", *(f"po/{lang}" for lang in PLURAL_RULES)):
+        (root / folder).mkdir(parents=True)
+    (root / "kapi.yaml").write_text(
+        "version: v1\nname: plurals\ndefaults:\n  source_language: en\n"
+        "  target_languages: [fr, ru, ja, ar]\ncollections:\n  - name: ui\n    content:\n"
+        "      - path: icu/en.json\n        target: icu/{lang}.json\n"
+        "      - path: i18n/en.json\n        target: i18n/{lang}.json\n"
+        "      - path: po/messages.pot\n        target: po/{lang}/messages.po\n"
+    )
+    (root / "icu/en.json").write_text(
+        '{"left": "{count, plural, =0 {No files left} one {# file left} other {# files left}}"}\n'
+    )
+    (root / "i18n/en.json").write_text(
+        '{"items_one": "{{count}} item", "items_other": "{{count}} items"}\n'
+    )
+    entry = 'msgid "%d file left"\nmsgid_plural "%d files left"\n'
+    (root / "po/messages.pot").write_text(
+        'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'
+        + entry + 'msgstr[0] ""\nmsgstr[1] ""\n'
+    )  # fmt: skip
+    for lang, (count, rule) in PLURAL_RULES.items():
+        (root / f"po/{lang}/messages.po").write_text(
+            f'msgid ""\nmsgstr ""\n"Language: {lang}\\n"\n'
+            f'"Content-Type: text/plain; charset=UTF-8\\n"\n'
+            f'"Plural-Forms: nplurals={count}; plural={rule};\\n"\n\n'
+            + entry + "".join(f'msgstr[{i}] ""\n' for i in range(count))
+        )  # fmt: skip
+    done = run(root, "up", "--provider", "pseudo", "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["refused"] == 0
+    cldr = {
+        "fr": ["one", "many", "other"],
+        "ru": ["one", "few", "many", "other"],
+        "ja": ["other"],
+        "ar": ["zero", "one", "two", "few", "many", "other"],
+    }
+    for lang, categories in cldr.items():
+        icu = json.loads((root / f"icu/{lang}.json").read_text(encoding="utf-8"))["left"]
+        assert re.findall(r"(=0|zero|one|two|few|many|other) \{", icu) == ["=0", *categories]
+        i18n = json.loads((root / f"i18n/{lang}.json").read_text(encoding="utf-8"))
+        assert sorted(i18n) == sorted(f"items_{c}" for c in categories)
+        po = (root / f"po/{lang}/messages.po").read_text(encoding="utf-8")
+        filled = re.findall(r'msgstr\[\d\] "\[%d .+\]"', po)
+        assert len(filled) == PLURAL_RULES[lang][0] and 'msgstr[0] ""' not in po
+    targets = [f"{folder}/{lang}.json" for folder in ("icu", "i18n") for lang in cldr]
+    targets += [f"po/{lang}/messages.po" for lang in cldr]
+    checked = run(root, "check", *targets, "--json")
+    report = json.loads(checked.stdout)
+    assert checked.returncode == 0, [f["message"] for f in report["findings"]]
+    ran = [a for a in report["execution"]["analyzers"] if a["id"] == "qa"]
+    assert len(ran) == len(targets) and {a["status"] for a in ran} == {"passed"}
