@@ -295,3 +295,61 @@ def test_generalized_exact_adapts_numbers_addresses_and_urls(shop):
     assert search(shop, "Step 4 of 7")["matches"][0]["target"] == "Étape 4 sur 7"
     same = search(shop, "Step 2 of 3")["matches"][0]
     assert same["match_type"] == "structural-exact" and same["target"] == "Étape 2 sur 3"
+
+
+def test_a_large_import_is_indexed_in_bulk_and_a_removed_entry_leaves_the_index(shop, monkeypatch):
+    """The bulk path (key indexes made again at the end, trigrams counted from the index) gives
+    the same answers, and an entry a memory op removes leaves the trigram index with it."""
+    import sqlite3
+
+    from kapi.host import memory_store
+    from kapi.host.memory import find_matches, memory_index
+    from kapi.host.workspace import open_workspace
+
+    monkeypatch.setattr(memory_store, "_FLUSH", 40)  # a "large" import at test scale
+    monkeypatch.setattr(memory_store, "_RECOUNT", 50)
+    units = [
+        [("en", f"Order {n} left the warehouse"), ("fr", f"Commande {n} partie")]
+        for n in range(300)
+    ]
+    units.append(units[7])  # twice in one file: added once
+    with open_workspace(cwd=shop) as workspace:
+        index = memory_index(workspace)
+        try:
+            assert index.add_entries(units, actor="person/a", origin="import:x", at="t") == 300
+            exact = find_matches(index, "Order 7 left the warehouse", "en", "fr")
+            assert exact[0].target == "Commande 7 partie" and exact[0].score == 1.0
+            near = find_matches(index, "Order 7 left the warehous", "en", "fr")
+            assert near[0].source == "Order 7 left the warehouse"
+        finally:
+            index.close()
+    db = sqlite3.connect(shop / ".kapi/project.db")
+    names = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    assert {
+        "tm_keys_plain",
+        "tm_keys_structural",
+        "tm_keys_generalized",
+        "tm_variants_text",
+    } <= names
+    db.close()
+    change = {
+        "ops": [
+            {
+                "op": "memory",
+                "action": "delete",
+                "from": {"edition": "en", "text": "Order 7 left the warehouse"},
+                "to": {"edition": "fr", "text": "Commande 7 partie"},
+            }
+        ]
+    }
+    done = subprocess.run(
+        [KAPI, "apply", "-"], cwd=shop, input=json.dumps(change), capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    found = search(shop, "Order 7 left the warehouse")["matches"]
+    assert found and found[0]["source"] != "Order 7 left the warehouse"
+    db = sqlite3.connect(shop / ".kapi/project.db")
+    db.execute("INSERT INTO tm_trigrams(tm_trigrams) VALUES ('integrity-check')")
+    (indexed,) = db.execute("SELECT count(*) FROM tm_keys").fetchone()
+    assert indexed == 2 * 299
+    db.close()
