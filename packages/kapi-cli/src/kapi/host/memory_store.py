@@ -117,7 +117,8 @@ _TRIGRAM_INDEX = (
     "INSERT INTO tm_trigrams(tm_trigrams, rowid, plain) VALUES ('delete', old.id, old.plain); END",
 )
 _FUZZY_CANDIDATES = 24
-_RARE_GRAMS = 8
+_RARE_GRAMS = 8  # trigrams a fuzzy search looks up at least, the rarest first
+_POSTINGS = 12_000  # and more of them while the keys they name stay under this many
 _RECOUNT = 5_000  # more new keys than this: count every trigram again from the index
 _FLUSH = 20_000  # entries written per batch of rows
 # Indexes a large import makes again at the end (as their own SQL says), rather than
@@ -224,6 +225,7 @@ class StoredVariant:
     structural: str
     target: str = ""
     project: str = ""
+    generalized: str = ""
 
 
 @frozen
@@ -349,12 +351,15 @@ class MemoryIndex:
         origin: str,
         at: str,
         replace_origin: str | None = None,
+        made_here: bool = True,
     ) -> int:
         """Add entries (each a list of ``(locale, edit text)`` variants) in one transaction.
 
         An entry whose variants the memory already holds, same texts in the same
         locales, is not added again. ``replace_origin`` first removes every
-        entry of that origin (a rebuild). Rows are written in batches; SQLite
+        entry of that origin (a rebuild). ``made_here`` says this project made
+        them (a fuzzy match of one gets the same-project bonus); an imported
+        file's entries were made elsewhere. Rows are written in batches; SQLite
         builds the trigram index, and a large import counts the trigrams from it
         once at the end. Returns how many were added.
         """
@@ -373,6 +378,7 @@ class MemoryIndex:
             batch = _Rows(int(db.execute("SELECT coalesce(max(id), 0) FROM tm_keys").fetchone()[0]))
             held_keys = int(db.execute("SELECT count(*) FROM tm_keys").fetchone()[0])
             ids = _EntryIds(db)
+            project = self.project if made_here else ""
             rebuilt: list[str] = []
             for variants in entries:
                 unique = dict(variants)  # one text per locale: the last given
@@ -386,7 +392,7 @@ class MemoryIndex:
                     continue
                 for pair in pairs:
                     fresh.setdefault(pair, []).append(unique)
-                batch.add(ids.next(), at, actor, origin, self.project, pairs)
+                batch.add(ids.next(), at, actor, origin, project, pairs)
                 added += 1
                 if len(batch.entries) >= _FLUSH:
                     if not rebuilt and held_keys <= 2 * len(batch.key_rows):
@@ -480,7 +486,8 @@ class MemoryIndex:
     ) -> list[StoredVariant]:
         """Variants with a ``target`` variant sharing the query's rarest trigrams, most shared first.
 
-        The query's eight rarest trigrams are looked up in the index; keys
+        The query's rarest trigrams (eight, and more while the keys they name
+        stay few) are looked up in the index; keys
         sharing two of them (one, when none share two) in ``locale``, of a
         length a match at ``min_score`` could have, are read, most shared
         first. Each comes with its entry's ``target`` text and the project that
@@ -497,7 +504,13 @@ class MemoryIndex:
         counts = self._db.execute(
             f"SELECT gram, count FROM tm_gram_counts WHERE gram IN ({marks})", grams
         ).fetchall()
-        rare = [gram for gram, _ in sorted(counts, key=lambda row: (row[1], row[0]))[:_RARE_GRAMS]]
+        rare: list[str] = []  # the rarest trigrams, more of them while their postings are few
+        postings = 0
+        for gram, count in sorted(counts, key=lambda row: (row[1], row[0])):
+            if len(rare) >= _RARE_GRAMS and postings + count > _POSTINGS:
+                break
+            rare.append(gram)
+            postings += count
         shared: Counter[int] = Counter()
         for gram in rare:
             postings = self._db.execute(
@@ -590,7 +603,7 @@ class MemoryIndex:
 # read first: CROSS JOIN keeps SQLite from starting at every variant of the target locale).
 _CANDIDATE = (
     "SELECT k.id, k.entry_id, k.locale, k.text, k.plain, k.structural, t.text, "
-    "coalesce(o.project, ?) FROM tm_keys k "
+    "coalesce(o.project, ?), k.generalized FROM tm_keys k "
     "CROSS JOIN tm_variants t ON t.entry_id = k.entry_id AND t.locale = ? "
     "LEFT JOIN tm_origins o ON o.entry_id = k.entry_id"
 )
