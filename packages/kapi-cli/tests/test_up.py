@@ -10,81 +10,14 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from provider_fakes import KEY, FakeAPI, translated
 
 KAPI = str(Path(sys.executable).with_name("kapi"))
 SHOP = Path(__file__).resolve().parents[3] / "examples" / "shop"
-KEY = "sk-up-test-KEY-9f8e7d6c5b4a"
-
-
-class FakeOpenAI:
-    """A chat-completions server: prefixes each segment with its target language, keeps codes.
-
-    ``fail_for`` names a target language it answers 500 for.
-    """
-
-    def __init__(self, fail_for="", slow_for=""):
-        self.fail_for = fail_for
-        self.slow_for = slow_for
-        self.segments = []
-        api = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                message = json.loads(body["messages"][-1]["content"])
-                if message["target_lang"] == api.slow_for:
-                    time.sleep(30)
-                if message["target_lang"] == api.fail_for:
-                    data = b'{"error": {"message": "overloaded"}}'
-                    self.send_response(503)
-                else:
-                    api.segments.extend(
-                        (message["target_lang"], s["text"]) for s in message["segments"]
-                    )
-                    segments = [
-                        {"id": s["id"], "text": f"{message['target_lang'].upper()}: {s['text']}"}
-                        for s in message["segments"]
-                    ]
-                    reply = {
-                        "id": "chatcmpl-x",
-                        "object": "chat.completion",
-                        "choices": [
-                            {
-                                "index": 0,
-                                "message": {
-                                    "role": "assistant",
-                                    "content": json.dumps({"segments": segments}),
-                                },
-                                "finish_reason": "stop",
-                            }
-                        ],
-                    }
-                    data = json.dumps(reply).encode()
-                    self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        self.env = {
-            "OPENAI_BASE_URL": f"http://127.0.0.1:{self.server.server_port}/v1",
-            "OPENAI_API_KEY": KEY,
-        }
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
 
 
 def run(root, *args, env=None):
@@ -188,14 +121,15 @@ def test_a_japanese_translation_lacking_the_plural_gets_its_keys(shop):
 
 def test_the_shop_is_translated_with_an_openai_compatible_server(shop):
     (shop / "locales/de.json").unlink()
-    api = FakeOpenAI()
+    api = FakeAPI("openai")
     try:
         done = run(shop, "up", "--provider", "openai", "--json", env=api.env)
     finally:
         api.close()
     assert done.returncode == 0, done.stderr
-    assert catalogue(shop, "de")["checkout"]["pay"] == "DE: Pay {{amount}} now"
-    assert catalogue(shop, "fr")["checkout"]["help"].startswith("FR: Simply contact")
+    assert catalogue(shop, "de")["checkout"]["pay"] == translated("Pay {{amount}} now", "de")
+    french = catalogue(shop, "fr")["checkout"]["help"]
+    assert french == translated("Simply contact support if anything goes wrong.", "fr")
     assert ("de", 'Pay <x id="1/"/> now') in api.segments
     assert KEY not in done.stdout + done.stderr
 
@@ -285,15 +219,17 @@ def test_plan_and_dry_run_write_nothing(shop):
 
 def test_an_interrupted_up_resumes_without_redoing_finished_work(shop):
     (shop / "locales/de.json").unlink()
-    failing = FakeOpenAI(fail_for="fr")
+    failing = FakeAPI("openai", fail_for="fr")
     try:
         first = run(shop, "up", "--provider", "openai", "--retries", "0", env=failing.env)
     finally:
         failing.close()
     assert first.returncode == 5
     assert "503" in first.stderr and KEY not in first.stderr
-    assert catalogue(shop, "de")["checkout"]["pay"] == "DE: Pay {{amount}} now"  # kept
-    working = FakeOpenAI()
+    assert catalogue(shop, "de")["checkout"]["pay"] == translated(
+        "Pay {{amount}} now", "de"
+    )  # kept
+    working = FakeAPI("openai")
     try:
         second = run(shop, "up", "--provider", "openai", "--json", env=working.env)
     finally:
@@ -358,7 +294,7 @@ def test_a_persons_translations_feed_memory_as_kapi_up_finds_them(shop):
 
 def test_a_signal_mid_run_keeps_what_landed_and_the_next_run_finishes(shop):
     (shop / "locales/de.json").unlink()
-    slow = FakeOpenAI(slow_for="fr")
+    slow = FakeAPI("openai", slow_for="fr")
     environ = {
         k: v for k, v in os.environ.items() if not k.startswith(("KAPI_", "OPENAI", "CLAUDE"))
     }
@@ -385,8 +321,8 @@ def test_a_signal_mid_run_keeps_what_landed_and_the_next_run_finishes(shop):
     assert process.returncode == 130, err
     assert "Traceback" not in err
     assert (shop / "locales/fr.json").read_bytes() == french_before  # nothing half-written
-    assert catalogue(shop, "de")["checkout"]["pay"] == "DE: Pay {{amount}} now"
-    working = FakeOpenAI()
+    assert catalogue(shop, "de")["checkout"]["pay"] == translated("Pay {{amount}} now", "de")
+    working = FakeAPI("openai")
     try:
         done = run(shop, "up", "--provider", "openai", "--json", env=working.env)
     finally:
@@ -437,7 +373,7 @@ def test_a_gettext_project_fills_empty_msgstrs_and_names_a_missing_catalogue(tmp
 
 def test_a_remote_provider_lands_every_few_batches(shop):
     (shop / "locales/de.json").unlink()
-    api = FakeOpenAI()
+    api = FakeAPI("openai")
     try:
         done = run(
             shop,
@@ -458,7 +394,9 @@ def test_a_remote_provider_lands_every_few_batches(shop):
     sets = db.execute("SELECT count(*) FROM change_records WHERE actor_kind = 'tool'").fetchone()[0]
     db.close()
     assert sets == 2  # six units, batches of one, landing five units at a time: 5, then 1
-    assert catalogue(shop, "de")["checkout"]["items_other"] == "DE: {{count}} items in your cart"
+    assert catalogue(shop, "de")["checkout"]["items_other"] == translated(
+        "{{count}} items in your cart", "de"
+    )
 
 
 PLURAL_RULES = {  # the Plural-Forms a gettext catalogue of each language declares
