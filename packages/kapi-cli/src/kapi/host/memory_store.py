@@ -513,10 +513,10 @@ class MemoryIndex:
             postings += count
         shared: Counter[int] = Counter()
         for gram in rare:
-            postings = self._db.execute(
+            keys = self._db.execute(
                 "SELECT rowid FROM tm_trigrams WHERE tm_trigrams MATCH ?", (_phrase(gram),)
             ).fetchall()
-            shared.update(map(itemgetter(0), postings))
+            shared.update(map(itemgetter(0), keys))
         # Keys sharing two of the rarest trigrams first; one is enough only when none share two.
         for least in (2, 1) if len(rare) > 2 else (1,):
             ranked = sorted(
