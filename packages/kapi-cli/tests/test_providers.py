@@ -487,3 +487,52 @@ def test_terms_and_the_voice_brief_reach_the_model(shop):
     message = json.loads(api.requests[0]["body"]["messages"][-1]["content"])
     assert {"source": "Northwind", "target": "Northwind"} in message["terms"]
     assert "Northwind shop UI" in message["voice"]
+
+
+def test_the_translate_flow_runs_on_the_example_with_an_openai_compatible_server(shop):
+    """`kapi run translate` (recycle -> translate -> qa) against the local chat-completions
+    server: memory first, the server for the rest, then QA; the French a person wrote stays."""
+    (shop / "locales/de.json").unlink()
+    french_before = (shop / "locales/fr.json").read_bytes()
+    api, env = served("openai")
+    try:
+        done = run(
+            shop, "run", "translate", "--to", "de", "--provider", "openai", "--json", env=env
+        )
+    finally:
+        api.close()
+    assert done.returncode in (0, 3), done.stderr
+    result = json.loads(done.stdout)
+    assert result["steps"] == ["recycle", "translate", "qa"]
+    assert result["written"] == 6 and result["refused"] == 0  # every German unit
+    assert {language for language, _ in api.segments} == {"de"}
+    german = json.loads((shop / "locales/de.json").read_text(encoding="utf-8"))
+    assert german["nav"]["home"] == translated("Home", "de")
+    assert not [f for f in result["qa"] if f["fails"] == "true"]
+    assert (shop / "locales/fr.json").read_bytes() == french_before
+    no_key_anywhere(done, shop)
+
+
+def test_the_key_appears_in_no_output_error_report_or_file(shop):
+    """Every verb that takes a provider, answering and failing (an error body that quotes the
+    key, a refused key), with the key in the environment: not one byte of it anywhere."""
+    outputs = []
+    for kind, mode in (("openai", "ok"), ("anthropic", "500"), ("deepl", "401")):
+        api, env = served(kind, mode)
+        try:
+            for args in (
+                ("up", "--provider", kind, "--json", "--retries", "0"),
+                ("up", "--provider", kind, "--retries", "0"),
+                ("translate", "--text", "Open your cart", "--to", "de", "--provider", kind),
+                ("run", "translate", "--to", "de", "--provider", kind, "--json"),
+                ("status", "--json"),
+            ):
+                done = run(shop, *args, env=env)
+                assert "Traceback" not in done.stderr
+                outputs.append(done)
+        finally:
+            api.close()
+    assert any("500" in done.stderr for done in outputs)
+    assert any("401" in done.stderr or "key" in done.stderr for done in outputs)
+    for done in outputs:
+        no_key_anywhere(done, shop)
