@@ -463,3 +463,34 @@ def test_each_language_gets_its_own_plural_categories(tmp_path):
     assert checked.returncode == 0, [f["message"] for f in report["findings"]]
     ran = [a for a in report["execution"]["analyzers"] if a["id"] == "qa"]
     assert len(ran) == len(targets) and {a["status"] for a in ran} == {"passed"}
+
+
+def test_a_target_template_spells_languages_the_posix_way(tmp_path):
+    """`locale_format: posix` names pt-BR's folder pt_BR: kapi up finds the translation there,
+    writes a new language's file there, status counts it, check pairs it with its source."""
+    root = tmp_path / "posix"
+    (root / "locales/en").mkdir(parents=True)
+    (root / "locales/pt_BR").mkdir()
+    (root / "locales/en/app.json").write_text('{"title": "Your files", "save": "Save {name}"}')
+    (root / "locales/pt_BR/app.json").write_text('{"title": "Seus arquivos"}')
+    recipe = (
+        "version: v1\nname: posix\ndefaults:\n  source_language: en\n"
+        "  target_languages: [pt-BR, zh-Hant]\ncollections:\n  - name: ui\n"
+        "    locale_format: posix\n    content:\n      - path: locales/en/app.json\n"
+        "        target: locales/{lang}/app.json\n"
+    )
+    (root / "kapi.yaml").write_text(recipe)
+    done = run(root, "up", "--provider", "pseudo", "--json")
+    assert done.returncode == 0, done.stderr
+    portuguese = json.loads((root / "locales/pt_BR/app.json").read_text(encoding="utf-8"))
+    assert portuguese["title"] == "Seus arquivos"  # a person's, found where pt_BR lives
+    assert portuguese["save"].count("{name}") == 1
+    assert (root / "locales/zh_Hant/app.json").is_file()
+    assert not (root / "locales/pt-BR").exists() and not (root / "locales/zh-Hant").exists()
+    assert status(root)["pt-BR"]["missing"] == 0
+    (root / "locales/pt_BR/app.json").write_text('{"title": "Seus arquivos", "save": "Salvar"}')
+    checked = json.loads(run(root, "check", "locales/pt_BR/app.json", "--json").stdout)
+    assert [f["rule"] for f in checked["findings"] if f["fails"]] == ["placeholder.missing"]
+    (root / "kapi.yaml").write_text(recipe.replace("locale_format: posix", "locale_format: java"))
+    bad = run(root, "status")
+    assert "kapi.yaml:8" in bad.stderr and "locale_format" in bad.stderr

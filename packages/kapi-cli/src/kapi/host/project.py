@@ -80,6 +80,7 @@ _DEFAULT_KEYS = (
     "memory",
     "comments",
     "translate_after",
+    "locale_format",
 )
 _COLLECTION_KEYS = (
     "name",
@@ -94,8 +95,21 @@ _COLLECTION_KEYS = (
     "source_language",
     "target_languages",
     "comments",
+    "locale_format",
 )
-_ITEM_KEYS = ("path", "format", "target", "base", "channel", "redaction", "comments")
+_ITEM_KEYS = (
+    "path",
+    "format",
+    "target",
+    "base",
+    "channel",
+    "redaction",
+    "comments",
+    "locale_format",
+)
+# How ``{lang}`` is spelled in a target path: the BCP-47 tag (``pt-BR``), or POSIX
+# (``pt_BR``, as gettext folders and Java resource bundles name languages).
+LOCALE_FORMATS = ("bcp-47", "posix")
 
 
 class RecipeError(HostError):
@@ -122,6 +136,7 @@ class ContentItem:
     comments: bool = False
     comments_channel: str = ""
     comments_formatter: str = ""
+    locale_format: str = "bcp-47"
 
     @property
     def effective_base(self) -> str:
@@ -365,7 +380,7 @@ def target_path(item: ContentItem, relpath: str, lang: str) -> str:
     if not template or template.endswith("/") or not names_file:
         template = template.rstrip("/") + ("/" if template else "") + "{relpath}"
     values = {
-        "lang": lang,
+        "lang": lang.replace("-", "_") if item.locale_format == "posix" else lang,
         "relpath": inner,
         "path": str(PurePosixPath(directory) / stem) if directory else stem,
         "dir": directory,
@@ -466,8 +481,9 @@ def load_project(recipe_path: Path) -> Project:
         _locale(t, recipe_path, line_of(defaults, "target_languages"), "defaults.target_languages")
         for t in _list(defaults.get("target_languages"), recipe_path, defaults, "target_languages")
     )
+    spelling = _locale_format(defaults, "bcp-47", recipe_path, "defaults")
     collections = tuple(
-        _collection(c, i, recipe_path, warnings)
+        _collection(c, i, recipe_path, warnings, spelling)
         for i, c in enumerate(_list(data.get("collections"), recipe_path, data, "collections"))
     )
     exclude = tuple(
@@ -619,11 +635,30 @@ def _locale(value: Any, path: Path, line: int | None, key: str) -> str:
         raise RecipeError(str(err), path=path, line=line, key=key) from None
 
 
-def _collection(node: Any, index: int, path: Path, warnings: list[str]) -> Collection:
+def _locale_format(node: Mapping[str, Any], inherited: str, path: Path, key: str) -> str:
+    """A node's ``locale_format``, else the one it inherits; anything else names its line."""
+    value = node.get("locale_format")
+    if value is None:
+        return inherited
+    if value not in LOCALE_FORMATS:
+        raise RecipeError(
+            f"locale_format is one of {', '.join(LOCALE_FORMATS)} (got {value!r}): how "
+            "{lang} is spelled in a target path, pt-BR or pt_BR",
+            path=path,
+            line=line_of(node, "locale_format"),
+            key=f"{key}.locale_format",
+        )
+    return str(value)
+
+
+def _collection(
+    node: Any, index: int, path: Path, warnings: list[str], spelling: str = "bcp-47"
+) -> Collection:
     key = f"collections[{index}]"
     if not isinstance(node, Mapping):
         raise RecipeError("a collection is a mapping", path=path, key=key)
     _typos(node, _COLLECTION_KEYS, f"{key}.", path, warnings)
+    spelling = _locale_format(node, spelling, path, key)
     base = str(node.get("base") or "")
     channel = str(node.get("channel") or "")
     if channel and "/" not in channel:
@@ -640,11 +675,19 @@ def _collection(node: Any, index: int, path: Path, warnings: list[str]) -> Colle
             raise RecipeError(
                 "a collection needs path or content", path=path, line=line_of(node), key=key
             )
-        items.append(_item(node, key, path, base, warnings, bare=True))
+        items.append(_item(node, key, path, base, warnings, bare=True, spelling=spelling))
     else:
         for item_index, raw in enumerate(_list(raw_items, path, node, "content")):
             items.append(
-                _item(raw, f"{key}.content[{item_index}]", path, base, warnings, bare=False)
+                _item(
+                    raw,
+                    f"{key}.content[{item_index}]",
+                    path,
+                    base,
+                    warnings,
+                    bare=False,
+                    spelling=spelling,
+                )
             )
     source_only = bool(node.get("source_only", False))
     if source_only and any(item.target for item in items):
@@ -692,7 +735,14 @@ def _stays_inside(node: Mapping[str, Any], name: str, path: Path, key: str) -> N
 
 
 def _item(
-    node: Any, key: str, path: Path, base: str, warnings: list[str], *, bare: bool
+    node: Any,
+    key: str,
+    path: Path,
+    base: str,
+    warnings: list[str],
+    *,
+    bare: bool,
+    spelling: str = "bcp-47",
 ) -> ContentItem:
     if isinstance(node, str):
         node = {"path": node}
@@ -728,6 +778,7 @@ def _item(
         format=str(format_value),
         base=join(item_base) if item_base else (base.rstrip("/") if base else ""),
         channel=str(node.get("channel") or "") if not bare else "",
+        locale_format=spelling if bare else _locale_format(node, spelling, path, key),
         **_comments(node.get("comments"), path, line_of(node, "comments"), f"{key}.comments"),
     )
 
