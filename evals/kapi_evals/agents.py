@@ -50,6 +50,9 @@ class Agent:
     name: ClassVar[str]
     executable: ClassVar[str]
     kapi_host: ClassVar[str]  # the host `kapi init --agents` wires for it
+    # Variables that would point the agent at the person's own configuration (their skills,
+    # MCP servers, plugins) past the attempt's HOME: never passed on.
+    private_env: ClassVar[tuple[str, ...]] = ()
 
     def locate(self, env: Mapping[str, str]) -> str | None:
         return shutil.which(self.executable, path=env.get("PATH", ""))
@@ -93,6 +96,7 @@ class ClaudeCode(Agent):
     name = "claude"
     executable = "claude"
     kapi_host = "claude-code"
+    private_env = ("CLAUDE_CONFIG_DIR",)
     TOOLS = ("Bash", "Read", "Edit", "Write", "MultiEdit", "Glob", "Grep", "Skill")
     CREDENTIALS = (
         "ANTHROPIC_API_KEY",

@@ -180,7 +180,8 @@ def _attempt(
     area = workspaces.attempt(prepared)
     agent = options.agent
     keep = [Path(options.executable).parent]
-    env, shadowed = agent_env(options.env, condition, area, bin_dir, HOST_MARKERS, keep)
+    drop = (*HOST_MARKERS, *agent.private_env)
+    env, shadowed = agent_env(options.env, condition, area, bin_dir, drop, keep)
     name = f"{mode}-{scenario.id}-{condition.name}-{number}"
     transcript_file = transcripts / f"{name}.jsonl"
     stderr_file = transcripts / f"{name}.stderr"

@@ -262,47 +262,40 @@ class Workspaces:
         self.kapi = kapi
         self.host = host
         self._prepared: dict[tuple[tuple[str, ...], str], Prepared] = {}
+        self._initialised_: dict[
+            tuple[tuple[str, ...], bool], tuple[Path, list[dict[str, Any]]]
+        ] = {}
         self._attempts = 0
 
     def prepared(self, copy: tuple[str, ...], condition: Condition) -> Prepared:
         key = (copy, condition.name)
         if key not in self._prepared:
-            self._prepared[key] = self._prepare(copy, condition, len(self._prepared) + 1)
+            self._prepared[key] = self._prepare(copy, condition)
         return self._prepared[key]
 
-    def _prepare(self, copy: tuple[str, ...], condition: Condition, number: int) -> Prepared:
-        work = self.root / "prepared" / f"w{number}"
-        work.mkdir(parents=True)
-        for folder in copy:
-            shutil.copytree(self.repo / folder, work, dirs_exist_ok=True, symlinks=True)
-        for cache in list(work.rglob("__pycache__")) + list(work.rglob(".kapi")):
-            shutil.rmtree(cache, ignore_errors=True)
-        git(work, "init", "-q", "-b", "main")
-        git(work, "config", "user.name", "kapi evals")
-        git(work, "config", "user.email", "evals@kapi.invalid")
-        git(work, "add", "-A")
-        git(work, "commit", "-q", "-m", "The workspace as the scenario's templates give it")
-        integration: dict[str, Any] = {
-            "condition": condition.name,
-            "about": condition.about,
-            "skill": None,
-            "mcp": None,
-            "kapi_on_path": condition.kapi_on_path,
-            "kapi_no_project": not condition.project,
-            "rules_files": [],
-        }
-        self._wire(work, condition, integration)
-        git(work, "add", "-A")
-        git(work, "commit", "-q", "--allow-empty", "-m", "kapi init, as the condition has it")
-        return Prepared(work, file_digests(work), integration)
+    def _initialised(self, copy: tuple[str, ...], wired: bool) -> tuple[Path, list[dict[str, Any]]]:
+        """The templates copied, committed and given ``kapi init`` (the store always; the host's
+        wiring and the rules files when ``wired``), once; with the agent files init wrote."""
+        key = (copy, wired)
+        if key not in self._initialised_:
+            work = self.root / "prepared" / f"init{len(self._initialised_) + 1}"
+            work.mkdir(parents=True)
+            for folder in copy:
+                shutil.copytree(self.repo / folder, work, dirs_exist_ok=True, symlinks=True)
+            for cache in list(work.rglob("__pycache__")) + list(work.rglob(".kapi")):
+                shutil.rmtree(cache, ignore_errors=True)
+            git(work, "init", "-q", "-b", "main")
+            git(work, "config", "user.name", "kapi evals")
+            git(work, "config", "user.email", "evals@kapi.invalid")
+            git(work, "add", "-A")
+            git(work, "commit", "-q", "-m", "The workspace as the scenario's templates give it")
+            self._initialised_[key] = (work, self._init(work, wired))
+        return self._initialised_[key]
 
-    def _wire(self, work: Path, condition: Condition, integration: dict[str, Any]) -> None:
-        """``kapi init``: the store always, the wiring and the rules files unless the baseline."""
+    def _init(self, work: Path, wired: bool) -> list[dict[str, Any]]:
         if self.kapi is None:
             raise EvalError("no kapi executable to wire the workspace with (--kapi)")
-        wiring = (
-            ["--agents", self.host] if condition.wired else ["--agents", "none", "--no-rules-files"]
-        )
+        wiring = ["--agents", self.host] if wired else ["--agents", "none", "--no-rules-files"]
         done = subprocess.run(
             [str(self.kapi), "init", *wiring, "--json"],
             cwd=work,
@@ -317,8 +310,23 @@ class Workspaces:
                 f"{done.stderr.strip()}",
                 EXIT_FAILED,
             )
-        result = json.loads(done.stdout)
-        files = result.get("agents", {}).get("files", [])
+        files: list[dict[str, Any]] = json.loads(done.stdout).get("agents", {}).get("files", [])
+        return files
+
+    def _prepare(self, copy: tuple[str, ...], condition: Condition) -> Prepared:
+        """The initialised workspace adjusted to the condition and committed."""
+        source, files = self._initialised(copy, condition.wired)
+        work = self.root / "prepared" / f"w{len(self._prepared) + 1}"
+        shutil.copytree(source, work, symlinks=True)
+        integration: dict[str, Any] = {
+            "condition": condition.name,
+            "about": condition.about,
+            "skill": None,
+            "mcp": None,
+            "kapi_on_path": condition.kapi_on_path,
+            "kapi_no_project": not condition.project,
+            "rules_files": [],
+        }
         for item in files:
             target = work / item["path"]
             if item["kind"] == "mcp" and not condition.mcp:
@@ -335,11 +343,13 @@ class Workspaces:
                 servers = json.loads(target.read_text(encoding="utf-8"))
                 key = "servers" if "servers" in servers else "mcpServers"
                 integration["mcp"] = {"config": item["path"], "kapi": servers[key]["kapi"]}
+        baseline = file_digests(work)
         integration["rules_files"] = sorted(
-            path
-            for path in file_digests(work)
-            if path.rsplit("/", 1)[-1] in ("AGENTS.md", "CLAUDE.md")
+            path for path in baseline if path.rsplit("/", 1)[-1] in ("AGENTS.md", "CLAUDE.md")
         )
+        git(work, "add", "-A")
+        git(work, "commit", "-q", "--allow-empty", "-m", "kapi init, as the condition has it")
+        return Prepared(work, baseline, integration)
 
     def attempt(self, prepared: Prepared) -> Area:
         """A fresh attempt folder holding a copy of the prepared workspace."""
