@@ -426,3 +426,97 @@ def test_a_blocks_own_length_limit_reaches_the_extract_and_the_lower_limit_wins(
     assert done.returncode == 0, done.stderr
     xliff = (root / "fr.xlf").read_text(encoding="utf-8")
     assert xliff.count("slr:sizeRestriction") == 1 and 'slr:sizeRestriction="12"' in xliff
+
+
+# --- office documents -----------------------------------------------------------------------
+
+OFFICE_RECIPE = RECIPE.split("collections:")[0] + (
+    "collections:\n  - name: office\n    content:\n      - path: docs/*.*\n"
+    "        target: docs/fr/{filename}\n"
+)
+
+
+def parts(path):
+    import zipfile
+
+    with zipfile.ZipFile(path) as package:
+        return {name: package.read(name) for name in package.namelist()}
+
+
+@pytest.mark.parametrize(
+    ("kind", "name"), [("docx", "report.docx"), ("xlsx", "book.xlsx"), ("pptx", "deck.pptx")]
+)
+def test_merged_targets_land_in_an_office_document_changing_only_their_text(tmp_path, kind, name):
+    from tests.office_made import office_bytes
+
+    root = tmp_path / "office"
+    (root / "docs").mkdir(parents=True)
+    (root / "kapi.yaml").write_text(OFFICE_RECIPE, encoding="utf-8")
+    (root / "docs" / name).write_bytes(office_bytes(kind))
+    done = run(root, "extract", "--to", "fr", "-o", "fr.xlf", "--json")
+    assert done.returncode == 0, done.stderr
+    units = json.loads(done.stdout)["units"]
+    xliff = root / "fr.xlf"
+    xliff.write_text(  # a translator marks every unit: "FR " before its first word
+        re.sub(
+            r"<source>(.*?)</source>",
+            lambda m: f"<source>{m.group(1)}</source><target>FR {m.group(1)}</target>",
+            xliff.read_text(encoding="utf-8"),
+        ),
+        encoding="utf-8",
+    )
+    done, result = merge(root)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert result["status"] == "applied" and len(result["units"]) == units
+    source, french = parts(root / "docs" / name), parts(root / "docs/fr" / name)
+    assert list(french) == list(source)
+    changed = [part for part in source if source[part] != french[part]]
+    for part in changed:  # each differs only by the text a unit inserted where its text starts
+        assert french[part].replace(b">FR ", b">") == source[part], part
+    assert sum(french[part].count(b">FR ") for part in changed) == units
+
+    # A second hand-off changes one unit of the existing translation, and only that.
+    first = result["units"][0]
+    done = run(root, "extract", "--to", "fr", "-o", "again.xlf")
+    assert done.returncode == 0, done.stderr
+    again = root / "again.xlf"
+    text = again.read_text(encoding="utf-8")
+    unit = text[text.index(f'name="{first["block"]}"') :]
+    old = re.search(r"<target>FR (.*?)</target>", unit).group(1)
+    again.write_text(
+        text.replace(f"<target>FR {old}</target>", "<target>Traduit</target>", 1), encoding="utf-8"
+    )
+    before = parts(root / "docs/fr" / name)
+    done, result = merge(root, "again.xlf")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert [u["status"] for u in result["units"]].count("applied") == 1
+    after = parts(root / "docs/fr" / name)
+    touched = [part for part in before if before[part] != after[part]]
+    assert len(touched) == 1
+    assert after[touched[0]] == before[touched[0]].replace(f">FR {old}<".encode(), b">Traduit<", 1)
+
+
+def test_a_docx_translation_keeps_its_bold_run_bold(tmp_path):
+    import docx
+
+    from tests.office_made import office_bytes
+
+    root = tmp_path / "office"
+    (root / "docs").mkdir(parents=True)
+    (root / "kapi.yaml").write_text(OFFICE_RECIPE, encoding="utf-8")
+    (root / "docs/report.docx").write_bytes(office_bytes("docx"))
+    xliff = root / "fr.xlf"
+    assert run(root, "extract", "--to", "fr", "-o", "fr.xlf").returncode == 0
+    fill(
+        xliff,
+        'Revenue grew in every region, <pc id="1">especially in the north</pc>.',
+        'Le chiffre a augmenté partout, <pc id="1">surtout au nord</pc>.',
+    )
+    done, _ = merge(root)
+    assert done.returncode == 0, done.stdout + done.stderr
+    paragraph = docx.Document(str(root / "docs/fr/report.docx")).paragraphs[1]
+    assert [(r.text, bool(r.bold)) for r in paragraph.runs] == [
+        ("Le chiffre a augmenté partout, ", False),
+        ("surtout au nord", True),
+        (".", False),
+    ]
