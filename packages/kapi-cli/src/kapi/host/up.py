@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from kapi.core.change.ports import Staged
     from kapi.host.memory_store import MemoryIndex
     from kapi.host.providers.port import ProviderOptions
+    from kapi.host.redaction import Redactor
     from kapi.host.workspace import Workspace
 
 __all__ = [
@@ -114,6 +115,14 @@ def _options(workspace: Workspace, options: ProviderOptions | None) -> ProviderO
     return chosen
 
 
+def _redactor(workspace: Workspace) -> Redactor:
+    """What keeps sensitive values from a provider: the detectors and the project's vault."""
+    from kapi.host.redaction import Redactor, detector_for
+    from kapi.host.vault import Vault
+
+    return Redactor(detector_for(workspace.project), Vault.of(workspace))
+
+
 def _require_project(workspace: Workspace, verb: str) -> None:
     if workspace.project is None:
         raise HostError(
@@ -167,6 +176,7 @@ def run_up(request: UpRequest, workspace: Workspace, progress: Progress | None =
         "" if request.plan and not request.provider else provider_name(workspace, request.provider)
     )
     options = _options(workspace, request.options)
+    redactor = _redactor(workspace) if request.redact and not request.plan else None
     index = memory_index(workspace)
     try:
         provider = None if request.plan else make_provider(name, options, memory=index)
@@ -272,7 +282,7 @@ def run_up(request: UpRequest, workspace: Workspace, progress: Progress | None =
                     voice=voice,
                     terms=terms,
                     leverage=request.leverage,
-                    redact=request.redact,
+                    redactor=redactor,
                 )
                 outcomes.extend(refused)
                 if (
