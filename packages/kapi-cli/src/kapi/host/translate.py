@@ -106,7 +106,7 @@ def classify(
 
     units: list[Unit] = []
     for block in staged.document.blocks:
-        if not block.translatable or not _has_words(block.source):
+        if not block.translatable or not has_words(block.source):
             continue
         source_rev = source_revision(block)
         for language in languages:
@@ -151,7 +151,8 @@ def classify(
     return units
 
 
-def _has_words(runs: Runs) -> bool:
+def has_words(runs: Runs) -> bool:
+    """Whether ``runs`` hold a letter to translate (a block of numbers or codes has none)."""
     from kapi.core.model import plain_text
 
     return any(ch.isalpha() for ch in plain_text(runs))
@@ -209,7 +210,7 @@ def segments_of(runs: Runs, prefix: str) -> list[tuple[str, Runs]]:
 
     def flush() -> None:
         nonlocal count
-        if span and _has_words(tuple(span)):
+        if span and has_words(tuple(span)):
             out.append((f"{prefix}.{count}", tuple(span)))
         count += 1
         span.clear()
