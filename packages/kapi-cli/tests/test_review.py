@@ -307,3 +307,26 @@ def test_a_recipe_with_an_unknown_translate_after_is_refused(project):
     assert "kapi.yaml:7: defaults.translate_after: translate_after is written or established" in (
         done.stderr
     )
+
+
+def test_up_translates_only_established_sources_when_translation_waits_for_them(project):
+    recipe = project / "kapi.yaml"
+    recipe.write_text(
+        recipe.read_text(encoding="utf-8").replace(
+            "  target_languages: [fr, de]\n",
+            "  target_languages: [fr, de]\n  translate_after: established\n",
+        ),
+        encoding="utf-8",
+    )
+    done = run(project, "up", "--provider", "pseudo", "--json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    german = next(p for p in json.loads(done.stdout)["languages"] if p["language"] == "de")
+    assert (german["missing"], german["waiting"]) == (0, 1)  # "bye" waits for its source
+    assert "bye" not in json.loads((project / "locales/de.json").read_text(encoding="utf-8"))
+    bye = next(
+        i for i in queue(project, "--language", "en")["pending"] if i["ref"]["block"] == "bye"
+    )
+    assert decide(project, bye, "establish").returncode == 0
+    done = run(project, "up", "--provider", "pseudo", "--json")
+    assert done.returncode == 0 and json.loads(done.stdout)["written"] == 1
+    assert "bye" in json.loads((project / "locales/de.json").read_text(encoding="utf-8"))

@@ -35,6 +35,7 @@ __all__ = [
     "ReviewRef",
     "decide_on",
     "edit_under_review",
+    "established",
     "review_block",
     "review_queue",
 ]
@@ -259,7 +260,8 @@ def _item(workspace: Workspace, pending: _Pending) -> tuple[ReviewItem, list[Any
     return item, decisions
 
 
-def _established(decisions: list[Any], rev: str) -> bool:
+def established(decisions: list[Any], rev: str) -> bool:
+    """Whether a person's ``establish`` is the standing decision at ``rev``."""
     standing = [d for d in decisions if d["rev"] == rev and d["outcome"] != "advise"]
     return bool(standing) and standing[-1]["outcome"] == "establish"
 
@@ -286,7 +288,7 @@ def review_queue(
         if unit.state == "missing":
             continue
         item, decisions = _item(workspace, entry)
-        if _established(decisions, unit.target_rev):
+        if established(decisions, unit.target_rev):
             continue
         counts[unit.language] = counts.get(unit.language, 0) + 1
         if language and unit.language != language:
@@ -314,7 +316,7 @@ def review_block(workspace: Workspace, doc: str, block: str, edition: str) -> Re
         item, decisions = _item(workspace, entry)
         return ReviewBlock(
             item=item,
-            established=_established(decisions, unit.target_rev),
+            established=established(decisions, unit.target_rev),
             decisions=tuple(
                 Decision(d["outcome"], d["rev"], d["actor"]["kind"], d.get("at", ""), d["score"])
                 for d in decisions

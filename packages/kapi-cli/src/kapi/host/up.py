@@ -61,6 +61,7 @@ class LanguagePlan:
     stale: int
     review: int
     current: int
+    waiting: int = 0  # to translate once a person establishes its source (translate_after)
 
 
 @frozen
@@ -113,6 +114,26 @@ def _options(workspace: Workspace, options: ProviderOptions | None) -> ProviderO
     if not chosen.model and isinstance(model, str):
         chosen = evolve(chosen, model=model)
     return chosen
+
+
+def _waiting_sources(workspace: Workspace, staged: Staged) -> set[str]:
+    """The blocks of ``staged`` whose source no person has established, when the recipe has
+    translation wait for that (``defaults.translate_after: established``)."""
+    from kapi.host.review import established
+    from kapi.host.translate import source_revision
+
+    project, store = workspace.project, workspace.store
+    if project is None or project.translate_after != "established":
+        return set()
+    return {
+        block.ref_key
+        for block in staged.document.blocks
+        if block.translatable
+        and not (
+            store is not None
+            and established(store.decisions(staged.doc, block.ref_key, ""), source_revision(block))
+        )
+    }
 
 
 def _redactor(workspace: Workspace) -> Redactor:
@@ -199,11 +220,15 @@ def run_up(request: UpRequest, workspace: Workspace, progress: Progress | None =
             units = classify(staged, languages, stamps)
             adopted.extend(adopt_stamps(units, stamps, now()))
             todo = []
+            waiting = _waiting_sources(workspace, staged)
             for unit in units:
                 counts = plans.setdefault(
-                    unit.language, {"missing": 0, "stale": 0, "review": 0, "current": 0}
+                    unit.language,
+                    {"missing": 0, "stale": 0, "review": 0, "current": 0, "waiting": 0},
                 )
-                if unit.state == "missing":
+                if unit.state in ("missing", "draft-stale") and unit.block in waiting:
+                    counts["waiting"] += 1
+                elif unit.state == "missing":
                     counts["missing"] += 1
                     todo.append(unit)
                 elif unit.state == "draft-stale":
