@@ -122,3 +122,12 @@ def test_a_bad_rule_is_a_recipe_error_naming_its_line_and_key(project, rules, li
         assert f"kapi.yaml:{line}: defaults.redaction.{key}: " in done.stderr, done.stderr
         assert message in done.stderr and "Traceback" not in done.stderr
     assert not (project / ".kapi/vault.json").exists()
+
+
+def test_unredact_of_a_placeholder_the_vault_does_not_hold_restores_nothing(project):
+    _, redacted = tool(project, "redact", TEXT)
+    foreign = redacted["text"] + " {{EMAIL_0123456789ab}}"
+    done, _ = tool(project, "unredact", foreign)
+    assert done.returncode == 3 and "Traceback" not in done.stderr
+    assert "holds no original for {{EMAIL_0123456789ab}}" in done.stderr
+    assert "nothing was restored" in done.stderr and "ann@example.com" not in done.stdout
