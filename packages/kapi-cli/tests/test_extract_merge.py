@@ -218,6 +218,20 @@ def test_a_translation_handed_back_as_it_was_is_unchanged_even_when_its_source_m
     assert outcome == {"hello": "unchanged", "bye": "applied"}
 
 
+def one_file_project(tmp_path, path, target, text):
+    """A project of one source file ``path`` whose translations live at ``target``."""
+    root = tmp_path / "app"
+    (root / path).parent.mkdir(parents=True)
+    (root / "kapi.yaml").write_text(
+        RECIPE.split("collections:")[0]
+        + f"collections:\n  - name: app\n    content:\n      - path: {path}\n"
+        f"        target: {target}\n",
+        encoding="utf-8",
+    )
+    (root / path).write_text(text, encoding="utf-8")
+    return root
+
+
 ANDROID = """<?xml version="1.0" encoding="utf-8"?>
 <resources>
     <!-- Shown on the checkout button & more -->
@@ -227,15 +241,9 @@ ANDROID = """<?xml version="1.0" encoding="utf-8"?>
 
 
 def test_a_blocks_note_travels_with_its_unit_and_a_new_android_file_is_started(tmp_path):
-    root = tmp_path / "app"
-    (root / "res/values").mkdir(parents=True)
-    (root / "kapi.yaml").write_text(
-        RECIPE.split("collections:")[0]
-        + "collections:\n  - name: app\n    content:\n      - path: res/values/strings.xml\n"
-        "        target: res/values-{lang}/strings.xml\n",
-        encoding="utf-8",
+    root = one_file_project(
+        tmp_path, "res/values/strings.xml", "res/values-{lang}/strings.xml", ANDROID
     )
-    (root / "res/values/strings.xml").write_text(ANDROID, encoding="utf-8")
     done = run(root, "extract", "--to", "fr", "-o", "app.xlf")
     assert done.returncode == 0, done.stderr
     xliff = root / "app.xlf"
@@ -409,15 +417,7 @@ XLIFF_SOURCE = """<?xml version="1.0" encoding="UTF-8"?>
 
 
 def test_a_blocks_own_length_limit_reaches_the_extract_and_the_lower_limit_wins(tmp_path):
-    root = tmp_path / "app"
-    (root / "l10n").mkdir(parents=True)
-    (root / "kapi.yaml").write_text(
-        RECIPE.split("collections:")[0]
-        + "collections:\n  - name: app\n    content:\n      - path: l10n/app.en.xlf\n"
-        "        target: l10n/app.{lang}.xlf\n",
-        encoding="utf-8",
-    )
-    (root / "l10n/app.en.xlf").write_text(XLIFF_SOURCE, encoding="utf-8")
+    root = one_file_project(tmp_path, "l10n/app.en.xlf", "l10n/app.{lang}.xlf", XLIFF_SOURCE)
     text = extract_po(root, "fr.po", "--max-chars", "30").read_text(encoding="utf-8")
     pay, cancel = text.split('msgctxt "l10n/app.en.xlf:pay"')
     assert "#. At most 12 characters." in pay and "30" not in pay

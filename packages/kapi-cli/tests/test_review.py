@@ -261,15 +261,19 @@ def test_the_walk_outside_a_terminal_says_how_and_exits_2(project):
     assert "Traceback" not in done.stderr
 
 
-def test_sources_wait_for_a_persons_decision_when_translation_waits_for_them(project):
-    recipe = project / "kapi.yaml"
+def translate_after(root, value):
+    recipe = root / "kapi.yaml"
     recipe.write_text(
         recipe.read_text(encoding="utf-8").replace(
             "  target_languages: [fr, de]\n",
-            "  target_languages: [fr, de]\n  translate_after: established\n",
+            f"  target_languages: [fr, de]\n  translate_after: {value}\n",
         ),
         encoding="utf-8",
     )
+
+
+def test_sources_wait_for_a_persons_decision_when_translation_waits_for_them(project):
+    translate_after(project, "established")
     result = queue(project)
     sources = [i for i in result["pending"] if i["is_source"]]
     assert [(i["ref"], i["status"]) for i in sources] == [
@@ -294,14 +298,7 @@ def test_sources_wait_for_a_persons_decision_when_translation_waits_for_them(pro
 
 
 def test_a_recipe_with_an_unknown_translate_after_is_refused(project):
-    recipe = project / "kapi.yaml"
-    recipe.write_text(
-        recipe.read_text(encoding="utf-8").replace(
-            "  target_languages: [fr, de]\n",
-            "  target_languages: [fr, de]\n  translate_after: approved\n",
-        ),
-        encoding="utf-8",
-    )
+    translate_after(project, "approved")
     done = run(project, "review", "queue")
     assert done.returncode == 2
     assert "kapi.yaml:7: defaults.translate_after: translate_after is written or established" in (
@@ -310,14 +307,7 @@ def test_a_recipe_with_an_unknown_translate_after_is_refused(project):
 
 
 def test_up_translates_only_established_sources_when_translation_waits_for_them(project):
-    recipe = project / "kapi.yaml"
-    recipe.write_text(
-        recipe.read_text(encoding="utf-8").replace(
-            "  target_languages: [fr, de]\n",
-            "  target_languages: [fr, de]\n  translate_after: established\n",
-        ),
-        encoding="utf-8",
-    )
+    translate_after(project, "established")
     done = run(project, "up", "--provider", "pseudo", "--json")
     assert done.returncode == 0, done.stdout + done.stderr
     german = next(p for p in json.loads(done.stdout)["languages"] if p["language"] == "de")
