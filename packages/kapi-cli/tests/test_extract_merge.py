@@ -520,3 +520,15 @@ def test_a_docx_translation_keeps_its_bold_run_bold(tmp_path):
         ("surtout au nord", True),
         (".", False),
     ]
+
+
+def test_po_leaves_out_a_block_whose_text_reads_like_a_code(project):
+    (project / "locales/en.json").write_text(
+        SOURCE_JSON.replace("Goodbye", "Close the </pc> tag"), encoding="utf-8"
+    )
+    done = run(project, "extract", "--to", "fr", "-o", "fr.po", "--format", "po", "--json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["units"] == 3
+    assert "locales/en.json bye: its text spells <ph>/<pc> (use XLIFF)" in result["left_out"]
+    assert "Close the" not in (project / "fr.po").read_text(encoding="utf-8")

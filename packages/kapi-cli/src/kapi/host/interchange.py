@@ -179,7 +179,7 @@ def run_extract(request: ExtractRequest, workspace: Workspace) -> ExtractResult:
     ):
         raise HostError(
             f"{shown} is the project's own (content, a translation, the recipe or its state); "
-            "name a new file for the XLIFF",
+            "name a new file for the hand-off",
             exit_code=EXIT_USAGE,
         )
     index = memory_index(workspace)
