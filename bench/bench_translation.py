@@ -68,6 +68,19 @@ def mutate(rng: random.Random, text: str) -> str:
     return "".join(chars)
 
 
+def timed_kapi(root: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], float, float]:
+    """A cold ``kapi`` process in ``root``: what it did, its wall time and CPU time (s)."""
+    environ = {**os.environ, "PYTHONPYCACHEPREFIX": str(root / ".pyc")}
+    subprocess.run([KAPI, "--version"], env=environ, capture_output=True, check=True)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    done = subprocess.run([KAPI, *args], cwd=root, env=environ, capture_output=True, text=True)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return done, wall, cpu
+
+
 def write_tmx(path: Path, sources: list[str]) -> None:
     from xml.sax.saxutils import escape
 
@@ -99,20 +112,7 @@ def bench_memory(entries: int, queries: int) -> None:
         (root / "kapi.yaml").write_text(RECIPE.format(languages="fr"))
         sources = [f"{sentence(rng, words)} {n}" for n in range(entries)]
         write_tmx(root / "memory.tmx", sources)
-        environ = {**os.environ, "PYTHONPYCACHEPREFIX": str(root / ".pyc")}
-        subprocess.run([KAPI, "--version"], env=environ, capture_output=True, check=True)
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        started = time.perf_counter()
-        done = subprocess.run(
-            [KAPI, "memory", "import", "memory.tmx", "--json"],
-            cwd=root,
-            env=environ,
-            capture_output=True,
-            text=True,
-        )
-        load = time.perf_counter() - started
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        done, load, cpu = timed_kapi(root, "memory", "import", "memory.tmx", "--json")
         added = json.loads(done.stdout).get("added", "?") if done.stdout else done.stderr
         with open_workspace(cwd=root) as workspace:
             index = memory_index(workspace)
@@ -153,29 +153,9 @@ def bench_up(strings: int) -> None:
         }
         (root / "locales/en.json").write_text(json.dumps(catalogue, indent=2))
         (root / "kapi.yaml").write_text(RECIPE.format(languages="fr, de, es"))
-        environ = {**os.environ, "PYTHONPYCACHEPREFIX": str(root / ".pyc")}
-        subprocess.run([KAPI, "--version"], env=environ, capture_output=True, check=True)
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        started = time.perf_counter()
-        done = subprocess.run(
-            [KAPI, "up", "--provider", "pseudo", "--json", "--quiet"],
-            cwd=root,
-            env=environ,
-            capture_output=True,
-            text=True,
-        )
-        wall = time.perf_counter() - started
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        done, wall, cpu = timed_kapi(root, "up", "--provider", "pseudo", "--json", "--quiet")
         result = json.loads(done.stdout) if done.stdout else {}
-        again_started = time.perf_counter()
-        subprocess.run(
-            [KAPI, "up", "--provider", "pseudo", "--quiet"],
-            cwd=root,
-            env=environ,
-            capture_output=True,
-        )
-        again = time.perf_counter() - again_started
+        _, again, _ = timed_kapi(root, "up", "--provider", "pseudo", "--quiet")
     print(f"kapi up --provider pseudo, {strings:,} strings x 3 languages")
     print(
         f"  wall {wall:.2f} s (target < 10 s), cpu {cpu:.2f} s, exit {done.returncode}, "

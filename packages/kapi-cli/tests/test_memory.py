@@ -51,6 +51,24 @@ def shop(tmp_path):
     return root
 
 
+def memory_op(root, action, source, target):
+    """A `memory` op through `kapi apply`, as a person sends it."""
+    change = {
+        "ops": [
+            {
+                "op": "memory",
+                "action": action,
+                "from": {"edition": "en", "text": source},
+                "to": {"edition": "fr", "text": target},
+            }
+        ]
+    }
+    done = subprocess.run(
+        [KAPI, "apply", "-"], cwd=root, input=json.dumps(change), capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+
+
 def search(root, text, source="en", target="fr", *extra):
     done = run(root, "memory", "search", text, "--from", source, "--to", target, "--json", *extra)
     assert done.returncode == 0, done.stderr
@@ -228,20 +246,7 @@ def test_rebuild_takes_a_persons_translations_not_tool_drafts(shop):
 
 
 def test_a_memory_op_feeds_search(shop):
-    change = {
-        "ops": [
-            {
-                "op": "memory",
-                "action": "add",
-                "from": {"edition": "en", "text": "Log out"},
-                "to": {"edition": "fr", "text": "Se déconnecter"},
-            }
-        ]
-    }
-    done = subprocess.run(
-        [KAPI, "apply", "-"], cwd=shop, input=json.dumps(change), capture_output=True, text=True
-    )
-    assert done.returncode == 0, done.stderr
+    memory_op(shop, "add", "Log out", "Se déconnecter")
     assert search(shop, "Log out")["matches"][0]["target"] == "Se déconnecter"
 
 
@@ -339,20 +344,7 @@ def test_a_large_import_is_indexed_in_bulk_and_a_removed_entry_leaves_the_index(
         "tm_variants_text",
     } <= names
     db.close()
-    change = {
-        "ops": [
-            {
-                "op": "memory",
-                "action": "delete",
-                "from": {"edition": "en", "text": "Order 7 left the warehouse"},
-                "to": {"edition": "fr", "text": "Commande 7 partie"},
-            }
-        ]
-    }
-    done = subprocess.run(
-        [KAPI, "apply", "-"], cwd=shop, input=json.dumps(change), capture_output=True, text=True
-    )
-    assert done.returncode == 0, done.stderr
+    memory_op(shop, "delete", "Order 7 left the warehouse", "Commande 7 partie")
     found = search(shop, "Order 7 left the warehouse")["matches"]
     assert found and found[0]["source"] != "Order 7 left the warehouse"
     db = sqlite3.connect(shop / ".kapi/project.db")
@@ -386,20 +378,7 @@ def test_the_tiers_in_priority_order_and_the_same_project_bonus(shop):
     assert coded["match_type"] == "structural-fuzzy"
     imported = plain["score"]
     # The same pair made in this project (a memory op): the bonus ranks it first.
-    change = {
-        "ops": [
-            {
-                "op": "memory",
-                "action": "add",
-                "from": {"edition": "en", "text": "Your basket is empty for now!"},
-                "to": {"edition": "fr", "text": "Votre panier est vide !"},
-            }
-        ]
-    }
-    done = subprocess.run(
-        [KAPI, "apply", "-"], cwd=shop, input=json.dumps(change), capture_output=True, text=True
-    )
-    assert done.returncode == 0, done.stderr
+    memory_op(shop, "add", "Your basket is empty for now!", "Votre panier est vide !")
     both = search(shop, "Your basket is empty for the moment")["matches"]
     assert both, both
     ours = next(m for m in both if m["target"] == "Votre panier est vide !")
