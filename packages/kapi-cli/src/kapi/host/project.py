@@ -296,9 +296,21 @@ class Project:
     def translation_sources(self, relpaths: Sequence[str]) -> dict[str, tuple[str, str]]:
         """Of ``relpaths``, the translations' own files: path -> ``(source path, language)``.
 
-        One walk of the tree, and only when some path could be a translation.
+        One walk of the tree, and only when some path could be a translation: a target
+        template could name it, and it names a target language (``fr``, ``pt-BR``, ``pt_BR``).
         """
-        wanted = {path for path in relpaths if self.could_be_translation(path)}
+        languages = {lang for c in self.collections for lang in self.languages_of(c)[1]}
+        spelled = "|".join(
+            re.escape(form)
+            for lang in sorted(languages, key=len, reverse=True)
+            for form in {lang, lang.replace("-", "_")}
+        )
+        named = re.compile(rf"(?<![A-Za-z])(?:{spelled})(?![A-Za-z])") if spelled else None
+        wanted = {
+            path
+            for path in relpaths
+            if named is not None and named.search(path) and self.could_be_translation(path)
+        }
         if not wanted:
             return {}
         found: dict[str, tuple[str, str]] = {}
