@@ -25,6 +25,10 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import figures
+
 KAPI = str(Path(sys.executable).with_name("kapi"))
 RECIPE = """version: v1
 id: prj_benchtranslation0000000000
@@ -106,6 +110,7 @@ def bench_search(entries: int, queries: int) -> None:
         f"   max {times[-1]:.2f} ms   (target p50 < 20 ms)"
     )
     print(f"  the entry a query was made from came first in {first}/{queries} queries")
+    figures.record(f"find_matches p50 ({entries:,} entries)", statistics.median(times) / 1000)
 
 
 def bench_up(strings: int) -> None:
@@ -152,6 +157,8 @@ def bench_up(strings: int) -> None:
         f"{result.get('written', '?')} written, {result.get('refused', '?')} refused"
     )
     print(f"  a second kapi up (nothing to do): {again:.2f} s")
+    figures.record(f"kapi up --provider pseudo ({strings:,} strings x 3)", wall)
+    figures.record("kapi up with nothing to do", again)
 
 
 def main() -> None:
@@ -159,7 +166,9 @@ def main() -> None:
     parser.add_argument("--entries", type=int, default=100_000)
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--strings", type=int, default=5_000)
+    figures.add_json_option(parser)
     args = parser.parse_args()
+    figures.written_on_exit(args.json)
     print(f"load average {os.getloadavg()[0]:.2f}")
     bench_search(args.entries, args.queries)
     bench_up(args.strings)
