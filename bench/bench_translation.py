@@ -27,6 +27,10 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import figures
+
 KAPI = str(Path(sys.executable).with_name("kapi"))
 RECIPE = """version: v1
 id: prj_benchtranslation0000000000
@@ -138,6 +142,7 @@ def bench_memory(entries: int, queries: int) -> None:
     )
     print(f"  cpu p50 {statistics.median(cpu_times):.2f} ms (this thread's own time)")
     print(f"  the entry a query was made from came first in {first}/{queries} queries")
+    figures.record(f"find_matches p50 ({entries:,} entries)", statistics.median(times) / 1000)
 
 
 def bench_up(strings: int) -> None:
@@ -164,6 +169,8 @@ def bench_up(strings: int) -> None:
         f"{result.get('written', '?')} written, {result.get('refused', '?')} refused"
     )
     print(f"  a second kapi up (nothing to do): {again:.2f} s")
+    figures.record(f"kapi up --provider pseudo ({strings:,} strings x 3)", wall)
+    figures.record("kapi up with nothing to do", again)
 
 
 def main() -> None:
@@ -171,7 +178,9 @@ def main() -> None:
     parser.add_argument("--entries", type=int, default=100_000)
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--strings", type=int, default=5_000)
+    figures.add_json_option(parser)
     args = parser.parse_args()
+    figures.written_on_exit(args.json)
     print(f"load average {os.getloadavg()[0]:.2f}")
     bench_memory(args.entries, args.queries)
     bench_up(args.strings)
