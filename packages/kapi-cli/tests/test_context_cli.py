@@ -131,7 +131,7 @@ def test_help_says_who_may_run_each_verb(project):
         "log": "(agent or person)",
         "review": "(person only)",
         "reset": "(person only)",
-        "sync": "(person)",
+        "sync": "(person only)",
     }
     for verb, says in who.items():
         assert says in " ".join(ok(project, "context", verb, "--help").split()), verb

@@ -16,8 +16,10 @@ from typing import TYPE_CHECKING, Any
 from attrs import field, frozen
 
 from kapi.core.context.errors import ContextError
-from kapi.core.context.fold import Entry, Fold, meet
+from kapi.core.context.fold import Entry, Fold
 from kapi.core.context.record import Evidence
+from kapi.core.context.scope import applies_at
+from kapi.core.context.settle import Standing
 from kapi.host.wire import encode
 
 if TYPE_CHECKING:
@@ -92,10 +94,39 @@ class ContextVoice:
 
 @frozen
 class ContextProvenance:
+    """Where the answer was read: the project, the context log's revision (its operation
+    count), whether the terms store is behind the log (and why), and the merges read last."""
+
     project: str
     revision: int
     stale: bool = False
     reason: str = ""
+    sync: str = ""
+
+    def sentence(self) -> str:
+        said = f"Read from project `{self.project}` at context revision {self.revision}, "
+        said += f"content stale: {self.reason}." if self.stale else "content current."
+        return said + (f" {self.sync[:1].upper()}{self.sync[1:]}." if self.sync else "")
+
+
+@frozen
+class ContextKeep:
+    """Wording held elsewhere in the project but not here: ``keep`` stays as it is here,
+    though a kept rule renames it to ``instead`` in ``held_in``."""
+
+    keep: tuple[str, ...]
+    instead: str
+    held_in: tuple[str, ...] = ()
+    locale: str = ""
+
+    def line(self) -> str:
+        said = " and ".join(f'"{k}"' for k in self.keep)
+        many = len(self.keep) > 1
+        where = " and ".join(self.held_in) or "other parts of the project"
+        return (
+            f"{said} {'are' if many else 'is'} correct here; do not rename "
+            f'{"them" if many else "it"} to "{self.instead}". That rename holds only in {where}.'
+        )
 
 
 @frozen
@@ -153,7 +184,7 @@ class ContextSuggestion:
     session: str = ""
     at: str = ""
     evidence: tuple[Evidence, ...] = ()
-    standing: str = ""
+    standing: Standing = field(factory=Standing)
 
 
 @frozen
@@ -184,7 +215,7 @@ class ContextAnswer:
     attention: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     notice: str = ""
-    keep: tuple[str, ...] = ()
+    keep: tuple[ContextKeep, ...] = ()
     profile_name: str = ""
     explain: bool = False
 
@@ -239,13 +270,13 @@ def read_context(request: ContextReadRequest, workspace: Workspace) -> ContextAn
         context, path, locale, notes, attention, comments=request.comments
     )
     concepts = _concepts(governance or context, notes)
-    folded = _fold(governance, context, concepts, locale, notes)
-    terms, terms_total = _terms(
-        concepts, locale, datetime.now(UTC), limit=DEFAULT_CONTEXT_TERMS_LIMIT
-    )
-    rules = merged_rules(concepts, voice, locale)
     coordinates = dict(point.coordinates) if point is not None else {}
+    here = _here(governance, concepts, coordinates)
+    folded = _fold(governance, context, concepts, locale, notes)
+    terms, terms_total = _terms(here, locale, datetime.now(UTC), limit=DEFAULT_CONTEXT_TERMS_LIMIT)
+    rules = merged_rules(here, voice, locale)
     suggestions = _suggestions(folded, coordinates, rules)
+    keep = keep_as_is(context.workspace, governance, concepts, here, locale)
     present = sum(bool(x) for x in (voice is not None, terms, rules))
     coverage = "covered" if present >= 2 else "thin" if present == 1 else "empty"
     if coverage == "empty" and suggestions:
@@ -268,9 +299,7 @@ def read_context(request: ContextReadRequest, workspace: Workspace) -> ContextAn
         point=_point(path, point),
         scope="project",
         coverage=coverage,
-        provenance=ContextProvenance(
-            project=context.log.project, revision=len(folded.records) if folded else 0
-        ),
+        provenance=provenance(context, folded, concepts, locale),
         voice=_voice(voice, voice_source, point),
         voice_brief=brief,
         constraints=tuple(c.statement for c in voice.constraints if c.statement)
@@ -284,8 +313,200 @@ def read_context(request: ContextReadRequest, workspace: Workspace) -> ContextAn
         profiles=tuple(_profiles(context)),
         attention=tuple(attention),
         notes=tuple(notes),
+        keep=tuple(keep),
         explain=request.explain,
     )
+
+
+def _here(
+    governance: Any, concepts: tuple[Concept, ...], coordinates: Mapping[str, str]
+) -> tuple[Concept, ...]:
+    """The concepts that hold at a point (a kept rule's concept holds where it was kept)."""
+    if governance is not None:
+        return tuple(governance.concepts_at(coordinates))
+    if not any(c.properties for c in concepts):
+        return concepts
+    from kapi.core.context.scope import holds_at
+
+    return tuple(c for c in concepts if holds_at(c.properties, coordinates))
+
+
+def collection_folders(workspace: Workspace) -> list[tuple[str, str]]:
+    """The folders the collections read, each with a sample path a collection claims there:
+    the part of each content glob before its first wildcard."""
+    project = workspace.project
+    if project is None:
+        return []
+    out: dict[str, str] = {}
+    for collection in project.collections:
+        for item in collection.items:
+            parts = item.path.split("/")
+            folder: list[str] = []
+            for part in parts[:-1]:
+                if any(c in part for c in "*?[{"):
+                    break
+                folder.append(part)
+            if folder:
+                out.setdefault("/".join(folder), _sample(item.path))
+    return sorted(out.items())
+
+
+def _sample(pattern: str) -> str:
+    """A path the glob ``pattern`` matches: ``docs/**/*.md`` gives ``docs/AGENTS.md``."""
+    import re
+
+    name = pattern.replace("**/", "")
+    name = re.sub(r"\{([^,}]*)[^}]*\}", r"\1", name)
+    name = re.sub(r"\[[^\]]*\]", "x", name).replace("?", "x")
+    head, _, last = name.rpartition("/")
+    if "*" in last:
+        last = last.replace("*", "AGENTS", 1).replace("*", "")
+    return (head.replace("*", "x") + "/" if head else "") + last
+
+
+def keep_as_is(
+    workspace: Workspace,
+    governance: Any,
+    concepts: Sequence[Concept],
+    here: Sequence[Concept],
+    locale: str,
+) -> list[ContextKeep]:
+    """The wording a kept rule renames elsewhere but that stays as it is at this point (only
+    the old wording: never a spelling variant of the new name), with where the rename holds."""
+    if len(here) == len(concepts):
+        return []
+    from kapi.core.context.scope import (
+        PROP_COORDINATES,
+        applies_at,
+        holds_at,
+        parse_coordinates,
+        spelling_variant,
+    )
+    from kapi.core.governance.terms import _preferred, locale_matches
+
+    held = {c.id for c in here}
+    folders = None
+    out = []
+    for concept in concepts:
+        if concept.id in held or not concept.properties:
+            continue
+        terms = [t for t in concept.terms if locale_matches(t.locale, locale)]
+        preferred = _preferred(terms)
+        if preferred is None:
+            continue
+        keep = tuple(
+            t.text
+            for t in terms
+            if (t.competitor_term or t.status in ("deprecated", "forbidden"))
+            and not spelling_variant(t.text, preferred.text)
+        )
+        if not keep:
+            continue
+        if folders is None:
+            folders = _folder_points(workspace, governance)
+        held_in = tuple(f + "/" for f, point in folders if holds_at(concept.properties, point))
+        if not held_in:
+            scoped = parse_coordinates(concept.properties.get(PROP_COORDINATES, ""))
+            if scoped and not applies_at(scoped, {}):
+                held_in = ("files at " + ", ".join(f"{a} {v}" for a, v in scoped.items()),)
+        out.append(ContextKeep(keep=keep, instead=preferred.text, held_in=held_in, locale=locale))
+    out.sort(key=lambda k: (k.instead.casefold(), k.keep))
+    return out
+
+
+def _folder_points(workspace: Workspace, governance: Any) -> list[tuple[str, Mapping[str, str]]]:
+    if governance is None:
+        return []
+    from kapi.core.governance.errors import GovernanceError
+    from kapi.core.governance.resolve import resolve_governance
+
+    out: list[tuple[str, Mapping[str, str]]] = []
+    for folder, sample in collection_folders(workspace):
+        try:
+            point = resolve_governance(governance.recipe, sample, at=governance.at)
+        except GovernanceError:
+            continue
+        out.append((folder, dict(point.coordinates)))
+    return out
+
+
+def provenance(
+    context: Any, folded: Fold, concepts: Sequence[Concept], locale: str
+) -> ContextProvenance:
+    """The log's revision read, whether the terms store is behind it, and the last merges read."""
+    reason = store_behind(folded, concepts, locale)
+    merges = [
+        r.signal
+        for r in folded.records
+        if r.signal is not None and r.signal.source == "merge" and r.id not in folded.reset
+    ]
+    sync = ""
+    if merges:
+        last = merges[-1]
+        sync = f"merges read up to {last.commit[:7]}" + (f" (#{last.pr})" if last.pr else "")
+    return ContextProvenance(
+        project=context.log.project,
+        revision=len(folded.records),
+        stale=bool(reason),
+        reason=reason,
+        sync=sync,
+    )
+
+
+def store_behind(folded: Fold, concepts: Sequence[Concept], locale: str) -> str:
+    """Why the terms store does not say what the log establishes ("" when it does): a rule the
+    log establishes whose wording the store lacks, or a rule kapi wrote that the log no longer
+    establishes."""
+    from kapi.core.context.record import OpKind, Status
+    from kapi.core.context.scope import PROP_ORIGIN
+    from kapi.core.governance.terms import locale_matches
+
+    rejected: dict[str, set[str]] = {}
+    origins: dict[str, str] = {}
+    for concept in concepts:
+        for term in concept.terms:
+            if locale_matches(term.locale, locale) and (
+                term.competitor_term or term.status in ("deprecated", "forbidden")
+            ):
+                rejected.setdefault(term.text.casefold(), set()).add(concept.id)
+        origin = concept.properties.get(PROP_ORIGIN) if concept.properties else None
+        if origin and any(t.status in ("deprecated", "forbidden") for t in concept.terms):
+            origins[origin] = concept.id
+    missing = []
+    for entry in folded.established:
+        rule = entry.rule
+        if (
+            rule is None
+            or not rule.term
+            or entry.record.kind not in (OpKind.OBSERVE, OpKind.CORRECT)
+        ):
+            continue
+        folded_replacement = rule.replacement.casefold()
+        if any(
+            f.casefold() not in rejected for f in rule.avoided if f.casefold() != folded_replacement
+        ):
+            missing.append(entry.record.short)
+    leftover = [
+        op_id[:10]
+        for op_id in origins
+        if (found := folded.entry(op_id)) is not None and found.status != Status.ESTABLISHED
+    ]
+    parts = []
+    if missing:
+        parts.append(
+            "the terms store lacks the wording of "
+            + " ".join("#" + m for m in missing)
+            + ", which the log establishes"
+        )
+    if leftover:
+        parts.append(
+            "the terms store still holds "
+            + " ".join("#" + m for m in leftover)
+            + ", which the log no longer establishes"
+        )
+    if parts:
+        parts.append("`kapi context sync --files-only` brings it in step")
+    return "; ".join(parts)
 
 
 def _location(context: Any, path: str) -> str:
@@ -551,7 +772,7 @@ def _suggestions(
     said = {(r.say.casefold(), n.casefold()) for r in rules for n in r.not_}
     out = []
     for entry in folded.advising:
-        if not meet(entry.scope.coordinates, coordinates):
+        if not applies_at(entry.scope.coordinates, coordinates):
             continue
         rule = entry.rule
         if (
@@ -582,7 +803,7 @@ def _suggestion(entry: Entry) -> ContextSuggestion:
         session=record.actor.session,
         at=record.at,
         evidence=record.evidence,
-        standing=entry.standing.text(),
+        standing=entry.standing,
     )
 
 
@@ -709,8 +930,8 @@ def suggestion_line(s: ContextSuggestion) -> str:
         where = s.evidence[0].path if s.evidence and s.evidence[0].path else ""
         who = s.suggested_by + (f", seen in {where}" if where else "")
         line = f"- {s.replacement}, not {avoided}" + (f": {s.note}" if s.note else "") + f" ({who})"
-        if s.standing:
-            line += f" · {s.standing}"
+        if s.standing.text():
+            line += f" · {s.standing.text()}"
     else:
         line = f"- {s.text}"
     if s.contested_by:
@@ -746,7 +967,7 @@ def _brief(answer: ContextAnswer) -> str:
         lines.append("")
     if answer.keep:
         lines.append("Keep as it is:")
-        lines.extend(f"- {k}" for k in answer.keep)
+        lines.extend(f"- {k.line()}" for k in answer.keep)
         lines.append("")
     if answer.suggestions:
         lines.append("Suggested, not yet established:")
@@ -776,10 +997,7 @@ def _brief(answer: ContextAnswer) -> str:
         else:
             lines.append("- Voice: none is bound here.")
         lines.append(f"- Scope: {answer.scope}.")
-        lines.append(
-            f"- Read from project `{answer.provenance.project}` at context revision "
-            f"{answer.provenance.revision}, content current."
-        )
+        lines.append(f"- {answer.provenance.sentence()}")
         if answer.profiles:
             lines.append("- Governance windows:")
             lines.extend(

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from kapi.core.context.errors import ContextError
-from kapi.core.context.fold import Fold, StoreRule, fold, meet
+from kapi.core.context.fold import Fold, StoreRule, fold
 from kapi.core.context.ids import mint_id, resolve_prefix
 from kapi.core.context.record import Author, OpKind, Record, TermRule
 
@@ -108,8 +108,14 @@ def _record_of(row: Mapping[str, Any]) -> Record | None:
         return decode_record(dict(row))
     except ContextError:
         pass
-    # an op from before records had this shape: keep what still reads (who, when, what kind)
+    # a store write, or an op from before records had this shape: keep what still reads
     bare = {k: row[k] for k in ("id", "kind", "actor", "at") if k in row}
+    written = row.get("subject")
+    if isinstance(written, dict) and isinstance(written.get("term"), str):
+        status = f" {written['status']}" if written.get("status") else ""
+        bare["note"] = f'terms store: "{written["term"]}" ({written.get("locale", "")}){status}'
+    elif isinstance(written, dict) and isinstance(written.get("path"), str):
+        bare["note"] = f"recipe: {written['path']}"
     try:
         return decode_record(bare)
     except ContextError:
@@ -132,7 +138,15 @@ def concept_rules(concepts: Sequence[Concept], locale: str) -> list[CheckRule]:
 
 
 def store_rules(concepts: Sequence[Concept], locale: str) -> list[StoreRule]:
-    """The terms store's rules that reject a wording, as the fold compares them."""
+    """The terms store's rules that reject a wording, as the fold compares them (each at the
+    point its concept holds, when a kept rule's scope narrows it)."""
+    from kapi.core.context.scope import PROP_COORDINATES, parse_coordinates
+
+    scoped = {
+        c.id: parse_coordinates(c.properties[PROP_COORDINATES])
+        for c in concepts
+        if c.properties and c.properties.get(PROP_COORDINATES)
+    }
     return [
         StoreRule(
             key=rule.concept_id,
@@ -143,6 +157,7 @@ def store_rules(concepts: Sequence[Concept], locale: str) -> list[StoreRule]:
                 advisory=rule.advisory,
                 note=rule.note,
             ),
+            coordinates=scoped.get(rule.concept_id, {}),
         )
         for rule in concept_rules(concepts, locale)
         if rule.rejects
@@ -157,13 +172,19 @@ def check_rules(
     A suggestion that only restates a rule in force (``in_force``) is left out:
     the rule already reports it.
     """
+    from kapi.core.context.scope import applies_at
     from kapi.core.governance.voice import TermRule as CheckRule
 
-    said = {(s.rule.replacement.casefold(), f.casefold()) for s in in_force for f in s.rule.avoided}
+    said = {
+        (s.rule.replacement.casefold(), f.casefold())
+        for s in in_force
+        if applies_at(s.coordinates, coordinates)
+        for f in s.rule.avoided
+    }
     out: list[CheckRule] = []
     for entry in folded.advising:
         rule = entry.rule
-        if rule is None or not rule.term or not meet(entry.scope.coordinates, coordinates):
+        if rule is None or not rule.term or not applies_at(entry.scope.coordinates, coordinates):
             continue
         if all((rule.replacement.casefold(), f.casefold()) in said for f in rule.avoided):
             continue

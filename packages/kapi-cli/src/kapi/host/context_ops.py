@@ -31,6 +31,7 @@ from kapi.core.context.record import (
     Subject,
     TermRule,
 )
+from kapi.core.context.settle import Standing
 from kapi.host.context_project import ProjectContext
 from kapi.host.errors import EXIT_ERROR, EXIT_OK, HostError
 from kapi.host.wire import encode
@@ -71,10 +72,11 @@ NEXT = (
 def record_ops(
     context: ProjectContext, records: Sequence[Record], actor: Actor, before: Fold
 ) -> Fold:
-    """Append ``records``, write what became (or stopped being) a rule to the terms store,
-    and refresh the rules files when the set of rules changed."""
+    """Append ``records``, record what the evidence now settles, write what became (or
+    stopped being) a rule to the terms store, and refresh the rules files when the set of
+    rules changed."""
     context.log.append(records)
-    after = context.fold()
+    after = settle_log(context, context.fold())
     changed = _project(context, before, after, actor)
     if changed:
         after = context.fold()
@@ -86,10 +88,40 @@ def record_ops(
     return after
 
 
-def _kept(folded: Fold) -> dict[str, TermRule]:
-    """The word rules a person established through the context (kept, chosen)."""
+SETTLE = "settle"  # the tool that records what settling established
+
+
+def settle_log(context: ProjectContext, folded: Fold) -> Fold:
+    """Append an ``establish`` (tool ``settle``, content addressed) for each suggestion the
+    log's evidence settles; the log folded again when any was appended."""
+    if not folded.settling:
+        return folded
+    from kapi.core.change.ports import Actor, ActorKind
+    from kapi.core.context.settle import establish_address
+
+    tool = Actor(kind=ActorKind.TOOL, name=SETTLE)
+    person_decides(tool, OpKind.ESTABLISH)
+    ops = [
+        context.log.new(
+            OpKind.ESTABLISH,
+            tool,
+            target=s.target,
+            because=s.because,
+            address=establish_address(s.target, s.because),
+        )
+        for s in folded.settling
+    ]
+    context.log.append(ops)
+    return context.fold()
+
+
+def _kept(folded: Fold) -> dict[str, tuple[TermRule, dict[str, str]]]:
+    """The word rules the context established (kept, chosen, settled), with the concept
+    properties that say where each holds."""
+    from kapi.core.context.scope import scope_properties
+
     return {
-        e.id: e.rule
+        e.id: (e.rule, scope_properties(e.scope))
         for e in folded.established
         if e.rule is not None and e.rule.term and e.record.kind in (OpKind.OBSERVE, OpKind.CORRECT)
     }
@@ -103,13 +135,20 @@ def _rules_moved(before: Fold, after: Fold) -> bool:
 
 
 def _project(context: ProjectContext, before: Fold, after: Fold, actor: Actor) -> bool:
-    """Make the terms store say what the fold establishes: one change set through the applier."""
-    from kapi.core.change.ops import ChangeSet, Term
+    """Make the terms store say what the fold establishes, through the applier ``kapi apply``
+    uses: a person's decision as the person's change set; what settling established as the
+    ``settle`` tool's writes. Each rule's concept carries where it holds."""
+    from kapi.core.change.ops import Term
 
     old, new = _kept(before), _kept(after)
-    gone = [rule for op_id, rule in old.items() if new.get(op_id) != rule]
-    come = [(op_id, rule) for op_id, rule in new.items() if old.get(op_id) != rule]
-    if not gone and not come:
+    gone = [rule for op_id, (rule, _) in old.items() if op_id not in new or new[op_id][0] != rule]
+    come = [(op_id, rule) for op_id, (rule, _) in new.items() if old.get(op_id, (None,))[0] != rule]
+    placed = [
+        (op_id, rule, where)
+        for op_id, (rule, where) in new.items()
+        if op_id not in old or old[op_id] != (rule, where)
+    ]
+    if not gone and not come and not placed:
         return False
     locale = context.workspace.source_language
     ops: list[Term] = []
@@ -128,10 +167,33 @@ def _project(context: ProjectContext, before: Fold, after: Fold, actor: Actor) -
         for form in reversed(_store_forms(rule)):  # each lands first: the first ends first
             ops.append(Term(action="upsert", term=rule.replacement, locale=locale, replaces=form))
             ops.append(Term(action="upsert", term=form, locale=locale, status=status))
-    if not ops:
-        return False
-    ids = ", ".join("#" + op_id[:10] for op_id, _ in come) or "a rule set aside"
-    change_set = ChangeSet(ops=tuple(ops), note=f"kapi context: {ids}")
+    if ops:
+        _apply_terms(context, ops, [op_id for op_id, _ in come], actor)
+    for op_id, rule, where in placed:
+        _place(context, rule, where, op_id, locale)
+    return True
+
+
+def _apply_terms(context: ProjectContext, ops: list[Any], ids: list[str], actor: Actor) -> None:
+    from kapi.core.change.ops import ChangeSet
+    from kapi.core.change.ports import Actor as ChangeActor
+    from kapi.core.change.ports import ActorKind
+
+    if actor.kind != ActorKind.PERSON:  # settling, not a person's change set
+        from kapi.host.store import StoreAssets
+
+        tool = ChangeActor(kind=ActorKind.TOOL, name=SETTLE)
+        assets = StoreAssets(context.store, context.project.recipe_path)
+        for op in ops:
+            try:
+                assets.apply(op, tool, None)
+            except (LookupError, ValueError) as err:
+                raise HostError(
+                    f"the terms store refused the rule: {err}", exit_code=EXIT_ERROR
+                ) from None
+        return
+    named = ", ".join("#" + op_id[:10] for op_id in ids) or "a rule set aside"
+    change_set = ChangeSet(ops=tuple(ops), note=f"kapi context: {named}")
     result = context.workspace.change_service(actor).apply(change_set, actor)
     if result.exit_code != 0:
         reason = result.error.message if result.error is not None else str(result.status)
@@ -140,7 +202,33 @@ def _project(context: ProjectContext, before: Fold, after: Fold, actor: Actor) -
                 reason = op.error.message
                 break
         raise HostError(f"the terms store refused the rule: {reason}", exit_code=EXIT_ERROR)
-    return True
+
+
+def _place(
+    context: ProjectContext, rule: TermRule, where: dict[str, str], op_id: str, locale: str
+) -> None:
+    """Write where a rule holds (and the op it came from) on the concept holding its wording,
+    when that concept holds only this rule's wording."""
+    from attrs import evolve
+
+    from kapi.core.context.scope import PROP_COORDINATES, PROP_ORIGIN, PROP_PROFILE
+
+    words = {rule.replacement.casefold(), *(f.casefold() for f in rule.avoided)}
+    for concept in context.store.lookup_terms(rule.replacement):
+        if not any(t.text == rule.replacement and t.locale == locale for t in concept.terms):
+            continue
+        if any(t.text.casefold() not in words for t in concept.terms):
+            return  # a concept a person wrote holds more than this rule: it keeps its reach
+        properties = {
+            k: v
+            for k, v in concept.properties.items()
+            if k not in (PROP_PROFILE, PROP_COORDINATES, PROP_ORIGIN)
+        }
+        properties.update(where)
+        properties[PROP_ORIGIN] = op_id
+        if properties != dict(concept.properties):
+            context.store.put_concepts([evolve(concept, properties=properties)])
+        return
 
 
 def _store_forms(rule: TermRule) -> list[str]:
@@ -160,6 +248,23 @@ def _store_forms(rule: TermRule) -> list[str]:
 def describe(record: Record, rule: TermRule | None = None) -> str:
     """What an op says, in one phrase: a rule, a fact, a change, or the decision it made."""
     rule = rule or record.rule
+    signal = record.signal
+    if signal is not None:
+        about = f"#{record.target[:10]}"
+        if signal.source == "merge":
+            where = f"#{signal.pr}" if signal.pr else signal.commit[:7]
+            return (
+                f"{about} merged in {where}: {signal.preferred} line(s) added with the preferred "
+                f"wording, {signal.rejected} removed with an avoided one"
+            )
+        if signal.source == "usage":
+            total = signal.preferred + signal.rejected
+            within = f" in {signal.within}" if signal.within else ""
+            return f"{about} used {signal.preferred} of {total} time(s) as preferred{within}"
+        return f"{about} written by an edit {signal.preferred} time(s)"
+    if record.kind == OpKind.ESTABLISH:
+        because = " ".join("#" + b[:10] for b in record.because)
+        return f"#{record.target[:10]} settled" + (f" on {because}" if because else "")
     if rule is not None and rule.term:
         avoided = ", ".join(f'"{f}"' for f in rule.avoided)
         return f'say "{rule.replacement}", not {avoided}'
@@ -171,7 +276,7 @@ def describe(record: Record, rule: TermRule | None = None) -> str:
         return f"#{record.target[:10]}"
     if record.before:
         return f"everything from #{record.before[:10]}"
-    return ""
+    return record.note
 
 
 def _who(actor: ActorLike) -> str:
@@ -371,7 +476,7 @@ class ContextLogLine:
     at: str
     evidence: tuple[Evidence, ...] = ()
     contested_by: tuple[str, ...] = ()
-    standing: str = ""
+    standing: Standing | None = None
     line: str = ""
 
 
@@ -427,7 +532,7 @@ def read_context_log(request: ContextLogRequest, workspace: Workspace) -> Contex
                 at=record.at,
                 evidence=record.evidence,
                 contested_by=found.contested_by if found else (),
-                standing=found.standing.text() if found else "",
+                standing=found.standing if found else None,
                 line=_line(record, found, folded),
             )
         )
@@ -592,7 +697,7 @@ class DigestItem:
     text: str
     noticed_by: str
     seen_in: str
-    standing: str
+    standing: Standing
     contested_by: tuple[str, ...] = ()
     droppable: bool = True
     widenable: bool = False
@@ -649,7 +754,7 @@ def digest(folded: Fold, session: str = "") -> ContextDigest:
             text=describe(record, entry.rule),
             noticed_by=_who(record.actor),
             seen_in=record.evidence[0].path if record.evidence else "",
-            standing=entry.standing.text(),
+            standing=entry.standing,
             contested_by=entry.contested_by,
             widenable=entry.status == Status.ESTABLISHED and bool(entry.scope.coordinates),
         )
@@ -666,6 +771,7 @@ def digest(folded: Fold, session: str = "") -> ContextDigest:
             if e.status == Status.ESTABLISHED and e.record.kind in (OpKind.OBSERVE, OpKind.CORRECT)
         ),
         suggested=tuple(item(e) for e in entries if e.status == Status.SUGGESTED),
+        drift=tuple(item(e) for e in entries if e.drift),
     )
 
 

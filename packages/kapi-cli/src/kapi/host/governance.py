@@ -158,6 +158,8 @@ class Governance:
                 raise recipe_error(project, err) from None
         self._voices: dict[VoiceBinding, tuple[VoiceProfile, tuple[Any, ...]]] = {}
         self._concepts: tuple[Any, ...] | None = None
+        self._concepts_at: dict[tuple[tuple[str, str], ...], tuple[Any, ...]] = {}
+        self._scoped: bool | None = None  # whether any concept says where it holds
         self._suggestions: Any = None  # the context log folded once per run
 
     # --- sources ------------------------------------------------------------------------
@@ -167,6 +169,23 @@ class Governance:
             store = self.workspace.store
             self._concepts = tuple(store.concepts()) if store is not None else ()
         return self._concepts
+
+    def concepts_at(self, coordinates: Mapping[str, str]) -> tuple[Any, ...]:
+        """The concepts that hold at a point: a rule a person kept where it was seen carries
+        that scope on its concept (the same tuple for every point when none is scoped)."""
+        concepts = self.concepts()
+        if self._scoped is None:
+            self._scoped = any(c.properties for c in concepts)
+        if not self._scoped:
+            return concepts
+        key = tuple(sorted(coordinates.items()))
+        found = self._concepts_at.get(key)
+        if found is None:
+            from kapi.core.context.scope import holds_at
+
+            found = tuple(c for c in concepts if holds_at(c.properties, coordinates))
+            self._concepts_at[key] = found
+        return found
 
     def context_fold(self) -> tuple[Any, Any]:
         """The context log folded once per run, with the terms store's rules it was folded
@@ -275,7 +294,7 @@ class Governance:
             )
             warnings.extend(composed_warnings)
             source = binding.source
-        concepts = self.concepts()
+        concepts = self.concepts_at(point.coordinates)
         return ResolvedGovernance(
             voice=voice,
             voice_source=source,
