@@ -464,7 +464,11 @@ def reset(before: str, dry_run: bool, as_json: bool) -> None:
     metavar="RANGE",
     help="Read the merges of a git range (e.g. main~5..main) as signals.",
 )
-@click.option("--files-only", is_flag=True, help="Only rewrite the rules files.")
+@click.option(
+    "--files-only",
+    is_flag=True,
+    help="Only bring the terms store and the rules files in step with the log.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print what changed as JSON.")
 def sync(merged: str, files_only: bool, as_json: bool) -> None:
     """Read merged changes into the context, and rewrite the rules files (person only).
@@ -474,8 +478,9 @@ def sync(merged: str, files_only: bool, as_json: bool) -> None:
     states, the lines a merge added with the preferred wording and removed with an
     avoided one become a merge signal, which settles a suggestion as a person's
     signal would. Reading a range twice records nothing new. --files-only rewrites
-    kapi's section of AGENTS.md and CLAUDE.md: only the text between
-    `<!-- kapi:rules` and `<!-- /kapi:rules -->` is kapi's.
+    kapi's section of AGENTS.md and CLAUDE.md (only the text between
+    `<!-- kapi:rules` and `<!-- /kapi:rules -->` is kapi's), after writing to the
+    terms store any rule the log establishes that it lacks.
 
     A team backend (`context.backend` in kapi.yaml) is not available yet: move the
     log through git with `kapi store export` / `kapi store import`.
@@ -524,12 +529,17 @@ def sync(merged: str, files_only: bool, as_json: bool) -> None:
             ),
             as_json,
         )
+    from kapi.host.context_ops import bring_in_step
     from kapi.host.context_rules import write_rules_files
 
+    workspace = workspace_of()
     try:
-        result = write_rules_files(workspace_of())
+        moved = bring_in_step(workspace, actor)
+        result = write_rules_files(workspace)
     except KapiError as err:
         _fail(err, as_json)
+    if moved and not as_json:
+        say(f"brought {moved} rule(s) of the terms store in step with the log")
     if as_json:
         emit_json(result.encoded())
         return

@@ -138,9 +138,50 @@ def _project(context: ProjectContext, before: Fold, after: Fold, actor: Actor) -
     """Make the terms store say what the fold establishes, through the applier ``kapi apply``
     uses: a person's decision as the person's change set; what settling established as the
     ``settle`` tool's writes. Each rule's concept carries where it holds."""
+    return _project_kept(context, _kept(before), _kept(after), actor)
+
+
+def bring_in_step(workspace: Workspace, actor: Actor) -> int:
+    """Write what the terms store lacks of the rules the log establishes, and take out the
+    rules kapi wrote that the log no longer establishes; how many rules moved."""
+    from kapi.core.context.scope import PROP_ORIGIN
+    from kapi.host.context import store_behind
+
+    if actor.kind != "person":
+        person_decides(actor, OpKind.EDIT)
+    context = ProjectContext(workspace)
+    folded = context.fold()
+    concepts = context.store.concepts()
+    locale = workspace.source_language
+    if not store_behind(folded, concepts, locale):
+        return 0
+    new = _kept(folded)
+    held = {t.text.casefold() for c in concepts for t in c.terms}
+    old = {
+        op_id: kept
+        for op_id, kept in new.items()
+        if all(f.casefold() in held for f in _store_forms(kept[0]))
+    }
+    for concept in concepts:
+        origin = concept.properties.get(PROP_ORIGIN) if concept.properties else None
+        entry = folded.entry(origin) if origin else None
+        if entry is not None and entry.id not in new and entry.rule is not None:
+            old[entry.id] = (entry.rule, {})
+    moved = sum(1 for op_id in new if op_id not in old) + sum(
+        1 for op_id in old if op_id not in new
+    )
+    _project_kept(context, old, new, actor)
+    return moved
+
+
+def _project_kept(
+    context: ProjectContext,
+    old: dict[str, tuple[TermRule, dict[str, str]]],
+    new: dict[str, tuple[TermRule, dict[str, str]]],
+    actor: Actor,
+) -> bool:
     from kapi.core.change.ops import Term
 
-    old, new = _kept(before), _kept(after)
     gone = [rule for op_id, (rule, _) in old.items() if op_id not in new or new[op_id][0] != rule]
     come = [(op_id, rule) for op_id, (rule, _) in new.items() if old.get(op_id, (None,))[0] != rule]
     placed = [
@@ -860,9 +901,25 @@ def review_context(request: ContextReviewRequest, workspace: Workspace) -> Conte
         )
         decisions.append(Decision(records[-1].id, "keep", entry.id, describe(entry.record)))
     if request.widen_to:
-        widened = [e for e in before.established if e.rule is not None and e not in kept]
-        targets = [*kept, *chosen] or widened
+        targets = [*kept, *chosen] or [
+            e
+            for e in before.established
+            if e.rule is not None and e.rule.term and _widens(e, request.widen_to)
+        ]
+        if not targets:
+            raise ContextError(
+                f"no rule in force holds only at some {request.widen_to!r}: nothing to widen; "
+                "`kapi context review --peek` lists the rules in force"
+            )
         for entry in targets:
+            if not _widens(entry, request.widen_to):
+                held = ", ".join(f"{a}={v}" for a, v in sorted(entry.scope.coordinates.items()))
+                raise ContextError(
+                    f"#{entry.record.short} holds "
+                    + (f"at {held}" if held else "across the project")
+                    + f": --widen-to {request.widen_to} changes nothing; widen one of its axes "
+                    "or to `project`"
+                )
             records.append(
                 context.log.new(OpKind.WIDEN, actor, target=entry.id, widen_to=request.widen_to)
             )
@@ -873,6 +930,12 @@ def review_context(request: ContextReviewRequest, workspace: Workspace) -> Conte
         decisions=tuple(decisions),
         skipped=tuple(skipped),
     )
+
+
+def _widens(entry: Entry, to: str) -> bool:
+    """Whether widening ``entry`` to an axis (or ``project``) changes where it holds."""
+    coordinates = entry.scope.coordinates
+    return bool(coordinates) if to == "project" else to in coordinates
 
 
 # --- reset ----------------------------------------------------------------------------

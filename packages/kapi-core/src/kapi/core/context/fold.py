@@ -204,6 +204,8 @@ def fold(records: Iterable[Record], established: Sequence[StoreRule] = ()) -> Fo
         elif kind == OpKind.DROP:
             state.status = Status.DROPPED
         elif kind == OpKind.WITHDRAW:
+            if state.status == Status.ESTABLISHED:
+                continue  # withdrawn too late (two logs merged): a rule stays until dropped
             state.status = Status.WITHDRAWN
         elif kind == OpKind.WIDEN:
             state.scope = _widened(state.scope, record.widen_to or "project")

@@ -277,13 +277,13 @@ def settle(members: Sequence[Member], evidence: Iterable[tuple[str, Record]]) ->
                 against_ids.append(record.id)
             previous = record.signal.rejected
         parties = {
-            m.record.session_key
+            _party(m.record)
             for m in group
             if m.record.kind == OpKind.OBSERVE
             and m.key >= since
             and m.status not in (Status.WITHDRAWN, Status.DROPPED, Status.RESET)
         }
-        parties.update(r.session_key for r in _since(applied.get(g, []), since))
+        parties.update(_party(r) for r in _since(applied.get(g, []), since))
         latest = counts[-1][1].signal if counts else None
         uses = (
             Uses(latest.preferred, latest.preferred + latest.rejected, latest.within)
@@ -323,6 +323,12 @@ def settle(members: Sequence[Member], evidence: Iterable[tuple[str, Record]]) ->
             ):
                 drift.add(member.record.id)
     return Settled(standing, established, contested, frozenset(drift), heads)
+
+
+def _party(record: Record) -> str:
+    """Who saw it: the session (an applied edit names its agent's), else the actor."""
+    actor = record.actor
+    return actor.session or f"{actor.kind}:{actor.name}"
 
 
 def _since(found: Sequence[tuple[str, Record]], since: str) -> list[Record]:
