@@ -9,7 +9,7 @@ become notes, never errors: an agent always gets an answer.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -20,7 +20,7 @@ from kapi.core.context.fold import Entry, Fold
 from kapi.core.context.record import Evidence
 from kapi.core.context.scope import applies_at
 from kapi.core.context.settle import Standing
-from kapi.host.wire import encode
+from kapi.host.wire import plain
 
 if TYPE_CHECKING:
     from kapi.core.change.ports import Actor
@@ -220,32 +220,13 @@ class ContextAnswer:
     explain: bool = False
 
     def encoded(self) -> dict[str, Any]:
-        data: dict[str, Any] = encode(self)
+        data: dict[str, Any] = plain(self)
         data.pop("profile_name")
         data.pop("explain")
         return data
 
     def markdown(self) -> str:
         return _brief(self)
-
-
-def _register_rule_names() -> None:
-    from cattrs.gen import make_dict_unstructure_fn, override
-
-    from kapi.host.wire import converter
-
-    converter.register_unstructure_hook(
-        ContextRule,
-        make_dict_unstructure_fn(
-            ContextRule,
-            converter,
-            not_=override(rename="not"),
-            from_=override(rename="from"),
-        ),
-    )
-
-
-_register_rule_names()
 
 
 # --- resolving a location -------------------------------------------------------------
@@ -269,14 +250,18 @@ def read_context(request: ContextReadRequest, workspace: Workspace) -> ContextAn
     governance, point, voice, voice_source = _resolve(
         context, path, locale, notes, attention, comments=request.comments
     )
-    concepts = _concepts(governance or context, notes)
     coordinates = dict(point.coordinates) if point is not None else {}
-    here = _here(governance, concepts, coordinates)
-    folded = _fold(governance, context, concepts, locale, notes)
-    terms, terms_total = _terms(here, locale, datetime.now(UTC), limit=DEFAULT_CONTEXT_TERMS_LIMIT)
-    rules = merged_rules(here, voice, locale)
-    suggestions = _suggestions(folded, coordinates, rules)
-    keep = keep_as_is(context.workspace, governance, concepts, here, locale)
+    found = _store_terms(context, governance, locale, coordinates, notes)
+    terms, terms_total = found.terms, found.total
+    merged = with_voice(found.merged, voice, locale)
+    rules = merged.rules(DEFAULT_CONTEXT_TERMS_LIMIT)
+    folded = _fold(governance, context, locale, notes)
+    suggestions = _suggestions(folded, coordinates, merged.said)
+    keep: list[ContextKeep] = []
+    if found.scoped:  # a kept rule holds only at some points: say what stays as it is here
+        concepts = _concepts(governance or context, notes)
+        here = _here(governance, concepts, coordinates)
+        keep = keep_as_is(context.workspace, governance, concepts, here, locale)
     present = sum(bool(x) for x in (voice is not None, terms, rules))
     coverage = "covered" if present >= 2 else "thin" if present == 1 else "empty"
     if coverage == "empty" and suggestions:
@@ -299,7 +284,7 @@ def read_context(request: ContextReadRequest, workspace: Workspace) -> ContextAn
         point=_point(path, point),
         scope="project",
         coverage=coverage,
-        provenance=provenance(context, folded, concepts, locale),
+        provenance=provenance(context, folded, locale),
         voice=_voice(voice, voice_source, point),
         voice_brief=brief,
         constraints=tuple(c.statement for c in voice.constraints if c.statement)
@@ -307,8 +292,8 @@ def read_context(request: ContextReadRequest, workspace: Workspace) -> ContextAn
         else (),
         terms=tuple(terms),
         terms_total=terms_total,
-        rules=tuple(rules[:DEFAULT_CONTEXT_TERMS_LIMIT]),
-        rules_total=len(rules),
+        rules=tuple(rules),
+        rules_total=merged.total,
         suggestions=tuple(suggestions),
         profiles=tuple(_profiles(context)),
         attention=tuple(attention),
@@ -316,6 +301,33 @@ def read_context(request: ContextReadRequest, workspace: Workspace) -> ContextAn
         keep=tuple(keep),
         explain=request.explain,
     )
+
+
+def _store_terms(
+    context: Any, governance: Any, locale: str, coordinates: dict[str, str], notes: list[str]
+) -> Any:
+    """The terms store's merged rules and first terms at the point (kept between runs)."""
+    from kapi.host.context_terms import StoreTerms, store_terms
+
+    try:
+        if governance is None:
+            concepts = tuple(context.store.concepts())
+            here = _here(None, concepts, coordinates)
+            merged = merged_rules(here, None, locale)
+            hits, total = _terms(here, locale, datetime.now(UTC), limit=DEFAULT_CONTEXT_TERMS_LIMIT)
+            return StoreTerms(merged.merged, hits, total, scoped=len(here) != len(concepts))
+        return store_terms(
+            context.store,
+            context.project,
+            locale,
+            coordinates,
+            DEFAULT_CONTEXT_TERMS_LIMIT,
+            governance.concepts,
+            governance.concepts_at,
+        )
+    except Exception as err:  # a damaged store is a note: the rest still answers
+        notes.append(f"The terms store could not be read: {err}")
+        return StoreTerms({}, [], 0, scoped=False)
 
 
 def _here(
@@ -430,11 +442,9 @@ def _folder_points(workspace: Workspace, governance: Any) -> list[tuple[str, Map
     return out
 
 
-def provenance(
-    context: Any, folded: Fold, concepts: Sequence[Concept], locale: str
-) -> ContextProvenance:
+def provenance(context: Any, folded: Fold, locale: str) -> ContextProvenance:
     """The log's revision read, whether the terms store is behind it, and the last merges read."""
-    reason = store_behind(folded, concepts, locale)
+    reason = store_behind(folded, context.store, locale)
     merges = [
         r.signal
         for r in folded.records
@@ -453,44 +463,41 @@ def provenance(
     )
 
 
-def store_behind(folded: Fold, concepts: Sequence[Concept], locale: str) -> str:
+def store_behind(folded: Fold, store: Any, locale: str) -> str:
     """Why the terms store does not say what the log establishes ("" when it does): a rule the
     log establishes whose wording the store lacks, or a rule kapi wrote that the log no longer
     establishes."""
     from kapi.core.context.record import OpKind, Status
     from kapi.core.context.scope import PROP_ORIGIN
-    from kapi.core.governance.terms import locale_matches
+    from kapi.host.context_log import concept_rules
 
-    rejected: dict[str, set[str]] = {}
-    origins: dict[str, str] = {}
-    for concept in concepts:
-        for term in concept.terms:
-            if locale_matches(term.locale, locale) and (
-                term.competitor_term or term.status in ("deprecated", "forbidden")
-            ):
-                rejected.setdefault(term.text.casefold(), set()).add(concept.id)
-        origin = concept.properties.get(PROP_ORIGIN) if concept.properties else None
-        if origin and any(t.status in ("deprecated", "forbidden") for t in concept.terms):
-            origins[origin] = concept.id
-    missing = []
-    for entry in folded.established:
-        rule = entry.rule
-        if (
-            rule is None
-            or not rule.term
-            or entry.record.kind not in (OpKind.OBSERVE, OpKind.CORRECT)
-        ):
-            continue
-        folded_replacement = rule.replacement.casefold()
-        if any(
-            f.casefold() not in rejected for f in rule.avoided if f.casefold() != folded_replacement
-        ):
-            missing.append(entry.record.short)
-    leftover = [
-        op_id[:10]
-        for op_id in origins
-        if (found := folded.entry(op_id)) is not None and found.status != Status.ESTABLISHED
+    kept = [
+        e
+        for e in folded.established
+        if e.rule is not None and e.rule.term and e.record.kind in (OpKind.OBSERVE, OpKind.CORRECT)
     ]
+    missing = []
+    if kept:
+        words = {f for e in kept if e.rule is not None for f in e.rule.avoided}
+        rejected = {
+            r.term.casefold()
+            for r in concept_rules(store.concepts_naming(words), locale)
+            if r.rejects
+        }
+        for entry in kept:
+            rule = entry.rule
+            assert rule is not None
+            said = rule.replacement.casefold()
+            if any(f.casefold() not in rejected for f in rule.avoided if f.casefold() != said):
+                missing.append(entry.record.short)
+    leftover = []
+    for concept in store.concepts_with_properties():
+        origin = concept.properties.get(PROP_ORIGIN)
+        if not origin or not any(t.status in ("deprecated", "forbidden") for t in concept.terms):
+            continue
+        found = folded.entry(origin)
+        if found is not None and found.status != Status.ESTABLISHED:
+            leftover.append(origin[:10])
     parts = []
     if missing:
         parts.append(
@@ -548,7 +555,7 @@ def _resolve(
         attention.append(f"The project's governance did not load: {err}")
         return None, None, None, ""
     try:
-        resolved = governance.resolve(path, locale, comments=comments)
+        resolved = governance.resolve(path, locale, comments=comments, suggested=False, terms=False)
     except GovernanceError as err:
         attention.append(f"A binding failed to load: {err.source}: {err.message}")
         from kapi.core.governance.resolve import resolve_governance
@@ -574,16 +581,15 @@ def _concepts(source: Any, notes: list[str]) -> tuple[Concept, ...]:
         return ()
 
 
-def _fold(
-    governance: Any, context: Any, concepts: Sequence[Concept], locale: str, notes: list[str]
-) -> Fold:
-    from kapi.host.context_log import store_rules
+def _fold(governance: Any, context: Any, locale: str, notes: list[str]) -> Fold:
+    from kapi.host.context_log import rule_words, store_rules
 
     try:
         if governance is not None and locale == context.workspace.source_language:
             folded: Fold = governance.context_fold()[0] or Fold()
         else:
-            folded = context.log.fold(store_rules(concepts, locale))
+            words = rule_words(context.log.records())
+            folded = context.log.fold(store_rules(context.store.concepts_naming(words), locale))
         return folded
     except Exception as err:
         notes.append(f"The context log could not be read: {err}")
@@ -669,11 +675,18 @@ def _terms(
 ) -> tuple[list[ContextTermHit], int]:
     """The in-window terms (those holding ``needle`` in their text or definition), discouraged
     first, then preferred, then the rest alphabetically: the first ``limit`` and the count."""
-    from kapi.core.governance.terms import _preferred, _term_valid, locale_matches
+    import heapq
 
+    from kapi.core.governance.terms import _preferred, _term_valid
+
+    matches = _locales(locale)
     found: list[tuple[tuple[bool, bool, str], Any, Any, Any]] = []
     for concept in concepts:
-        here = [t for t in concept.terms if locale_matches(t.locale, locale) and _term_valid(t, at)]
+        here = [
+            t
+            for t in concept.terms
+            if matches(t.locale) and (t.validity is None or _term_valid(t, at))
+        ]
         if not here:
             continue
         preferred = None
@@ -689,7 +702,11 @@ def _terms(
                 preferred = _preferred(here)
             key = (not discouraged, term.status != "preferred", term.text.casefold())
             found.append((key, concept, term, preferred if discouraged else None))
-    found.sort(key=lambda item: item[0])
+    first = (
+        sorted(found, key=lambda item: item[0])
+        if limit is None
+        else heapq.nsmallest(limit, found, key=lambda item: item[0])
+    )
     hits = [
         ContextTermHit(
             concept_id=concept.id,
@@ -703,73 +720,119 @@ def _terms(
             valid_from=term.validity.valid_from if term.validity else "",
             valid_to=term.validity.valid_to if term.validity else "",
         )
-        for key, concept, term, preferred in (found if limit is None else found[:limit])
+        for key, concept, term, preferred in first
     ]
     return hits, len(found)
 
 
+def _locales(locale: str) -> Callable[[str], bool]:
+    """``locale_matches(_, locale)``, answered once for each locale a store names."""
+    from kapi.core.governance.terms import locale_matches
+
+    seen: dict[str, bool] = {}
+
+    def matches(term_locale: str) -> bool:
+        found = seen.get(term_locale)
+        if found is None:
+            found = seen[term_locale] = locale_matches(term_locale, locale)
+        return found
+
+    return matches
+
+
+class MergedRules:
+    """The rules in force at a point, merged: ``rules(limit)`` the first ``limit`` (rules that
+    forbid a wording first, then by what to say), ``total`` how many, ``said`` every
+    (say, avoided) pair, case-folded."""
+
+    def __init__(self, merged: dict[str, list[Any]], locale: str) -> None:
+        self.merged = merged
+        self.locale = locale
+        self.total = len(merged)
+        self.said = {
+            (say.casefold(), avoided.casefold())
+            for say, _, nots, *_ in merged.values()
+            for avoided in nots
+        }
+
+    def rules(self, limit: int | None = None) -> list[ContextRule]:
+        ordered = sorted(
+            self.merged.values(), key=lambda e: (e[5], e[0].casefold(), e[2][0].casefold())
+        )
+        return [
+            ContextRule(
+                say=say,
+                also=tuple(also),
+                not_=tuple(nots),
+                note=note,
+                locale=self.locale,
+                from_=tuple(origins),
+                advisory=advisory,
+            )
+            for say, also, nots, note, origins, advisory in ordered[:limit]
+        ]
+
+
 def merged_rules(
     concepts: Sequence[Concept], voice: VoiceProfile | None, locale: str
-) -> list[ContextRule]:
+) -> MergedRules:
     """The rules in force: the terms store, then the voice, keyed on the case-folded ``say``;
-    each avoided word once. Rules that forbid a wording come first."""
+    each avoided word once."""
     from kapi.host.context_log import concept_rules
 
-    merged: dict[str, dict[str, Any]] = {}
+    merged: dict[str, list[Any]] = {}
     seen: set[str] = set()
-
-    def add(rule: Any, origin: str) -> None:
-        avoided = [f for f in (rule.term, *rule.forms) if f and f.casefold() not in seen]
-        if not avoided:
-            return
-        seen.update(f.casefold() for f in avoided)
-        key = (rule.replacement or "").casefold() or "\0" + avoided[0].casefold()
-        entry = merged.setdefault(
-            key,
-            {
-                "say": rule.replacement,
-                "also": [],
-                "not": [],
-                "note": rule.note,
-                "from": [],
-                "advisory": True,
-            },
-        )
-        entry["not"].extend(avoided)
-        entry["also"].extend(
-            a.text for a in getattr(rule, "accepted", ()) if a.text not in entry["also"]
-        )
-        entry["advisory"] = entry["advisory"] and rule.advisory
-        if origin not in entry["from"]:
-            entry["from"].append(origin)
-
-    for rule in concept_rules(concepts, locale):
-        if rule.rejects:
-            add(rule, "terms")
+    merge_rules(merged, seen, concept_rules(concepts, locale), "terms")
     if voice is not None:
-        for rule in voice.term_rules:
-            if rule.rejects:
-                add(rule, "voice")
-    rules = [
-        ContextRule(
-            say=e["say"],
-            also=tuple(e["also"]),
-            not_=tuple(e["not"]),
-            note=e["note"],
-            locale=locale,
-            from_=tuple(e["from"]),
-            advisory=e["advisory"],
-        )
-        for e in merged.values()
-    ]
-    rules.sort(key=lambda r: (r.advisory, r.say.casefold(), r.not_[0].casefold()))
-    return rules
+        merge_rules(merged, seen, voice.term_rules, "voice")
+    return MergedRules(merged, locale)
+
+
+def merge_rules(
+    merged: dict[str, list[Any]], seen: set[str], rules: Iterable[Any], origin: str
+) -> None:
+    """Add the rules that reject a wording to ``merged`` (key -> [say, also, not, note, from,
+    advisory]), each avoided word once (``seen`` holds those said already, case-folded)."""
+    for rule in rules:
+        if not rule.rejects:
+            continue
+        avoided = []
+        for form in (rule.term, *rule.forms):
+            folded = form.casefold()
+            if form and folded not in seen:
+                seen.add(folded)
+                avoided.append(form)
+        if not avoided:
+            continue
+        key = rule.replacement.casefold() or "\0" + avoided[0].casefold()
+        entry = merged.get(key)
+        if entry is None:
+            entry = merged[key] = [rule.replacement, [], [], rule.note, [origin], True]
+        elif origin not in entry[4]:
+            entry[4].append(origin)
+        entry[2].extend(avoided)
+        also = entry[1]
+        for accepted in rule.accepted:
+            if accepted.text not in also:
+                also.append(accepted.text)
+        entry[5] = entry[5] and rule.advisory
+
+
+def with_voice(store: dict[str, list[Any]], voice: VoiceProfile | None, locale: str) -> MergedRules:
+    """The store's merged rules (as :func:`merge_rules` left them), then the voice's."""
+    if voice is None:
+        return MergedRules(store, locale)
+    merged = {
+        key: [e[0], list(e[1]), list(e[2]), e[3], list(e[4]), e[5]] for key, e in store.items()
+    }
+    seen = {form.casefold() for entry in merged.values() for form in entry[2]}
+    merge_rules(merged, seen, voice.term_rules, "voice")
+    return MergedRules(merged, locale)
 
 
 def _suggestions(
-    folded: Fold, coordinates: Mapping[str, str], rules: Sequence[ContextRule]
+    folded: Fold, coordinates: Mapping[str, str], said: set[tuple[str, str]]
 ) -> list[ContextSuggestion]:
-    said = {(r.say.casefold(), n.casefold()) for r in rules for n in r.not_}
     out = []
     for entry in folded.advising:
         if not applies_at(entry.scope.coordinates, coordinates):
@@ -869,7 +932,8 @@ def _profile_answer(context: Any, request: ContextReadRequest, notes: list[str])
         notes.append(f"{name} is a voice, not a declared profile: no terms or windows apply.")
     concepts = _concepts(context, notes) if scope == "project" else ()
     locale = request.locale or context.workspace.source_language
-    rules = merged_rules(concepts, voice, locale)
+    merged = merged_rules(concepts, voice, locale)
+    rules = merged.rules(DEFAULT_CONTEXT_TERMS_LIMIT)
     terms, terms_total = _terms(
         concepts, locale, datetime.now(UTC), limit=DEFAULT_CONTEXT_TERMS_LIMIT
     )
@@ -878,15 +942,13 @@ def _profile_answer(context: Any, request: ContextReadRequest, notes: list[str])
         point=_point(SAMPLE_PATH, point),
         scope=scope,
         coverage="covered" if present >= 2 else "thin" if present == 1 else "empty",
-        provenance=ContextProvenance(
-            project=context.log.project, revision=len(context.log.records())
-        ),
+        provenance=provenance(context, _fold(None, context, locale, notes), locale),
         voice=_voice(voice, source, point),
         voice_brief=tuple(voice_brief(voice)) if voice is not None else (),
         terms=tuple(terms),
         terms_total=terms_total,
-        rules=tuple(rules[:DEFAULT_CONTEXT_TERMS_LIMIT]),
-        rules_total=len(rules),
+        rules=tuple(rules),
+        rules_total=merged.total,
         attention=tuple(attention),
         notes=tuple(notes),
         profile_name=name,
@@ -1047,7 +1109,7 @@ class ContextSearchResult:
     notes: tuple[str, ...] = ()
 
     def encoded(self) -> dict[str, Any]:
-        data: dict[str, Any] = encode(self)
+        data: dict[str, Any] = plain(self)
         return data
 
     def text(self) -> str:
@@ -1123,7 +1185,7 @@ def search_context(request: ContextSearchRequest, workspace: Workspace) -> Conte
                 discouraged=tuple(sorted(r for r in retired if r in folded_text)),
             )
         )
-    folded = _fold(None, context, concepts, locale or workspace.source_language, notes)
+    folded = _fold(None, context, locale or workspace.source_language, notes)
     suggestions = [_suggestion(e) for e in folded.advising if needle in _haystack(e)]
     found = bool(hits) + bool(precedent)
     coverage = "covered" if found >= 2 else "thin" if found or suggestions else "empty"
@@ -1133,7 +1195,7 @@ def search_context(request: ContextSearchRequest, workspace: Workspace) -> Conte
         query=query,
         scope="project",
         coverage=coverage,
-        provenance=ContextProvenance(project=context.log.project, revision=len(folded.records)),
+        provenance=provenance(context, folded, locale or workspace.source_language),
         terms=tuple(hits[: request.limit]),
         precedent=tuple(precedent[: request.limit]),
         suggestions=tuple(suggestions[: request.limit]),

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from kapi.core.governance.voice import TermRule as CheckRule
     from kapi.host.store_port import StorePort
 
-__all__ = ["ContextLog", "check_rules", "concept_rules", "store_rules"]
+__all__ = ["ContextLog", "check_rules", "concept_rules", "rule_words", "store_rules"]
 
 _KINDS = {str(k) for k in OpKind}
 
@@ -104,13 +104,17 @@ def _record_of(row: Mapping[str, Any]) -> Record | None:
     kind = str(row.get("kind", "")).removeprefix("context.")
     if kind not in _KINDS:
         return None
-    try:
-        return decode_record(dict(row))
-    except ContextError:
-        pass
+    written = row.get("subject")
+    store_write = isinstance(written, dict) and (
+        isinstance(written.get("term"), str) or written.get("kind") == "recipe"
+    )
+    if not store_write:
+        try:
+            return decode_record(row, stored=True)
+        except ContextError:
+            pass
     # a store write, or an op from before records had this shape: keep what still reads
     bare = {k: row[k] for k in ("id", "kind", "actor", "at") if k in row}
-    written = row.get("subject")
     if isinstance(written, dict) and isinstance(written.get("term"), str):
         status = f" {written['status']}" if written.get("status") else ""
         bare["note"] = f'terms store: "{written["term"]}" ({written.get("locale", "")}){status}'
@@ -133,14 +137,29 @@ def concept_rules(concepts: Sequence[Concept], locale: str) -> list[CheckRule]:
         if seen is concepts and seen_locale == locale:
             return rules
     rules = rules_from_concepts(concepts, locale)
-    _LAST_RULES[:] = [(concepts, locale, rules)]  # the newest run's only: nothing accumulates
+    # the newest two only (all concepts, and those at one point): nothing accumulates
+    _LAST_RULES[:] = [(concepts, locale, rules), *_LAST_RULES[:1]]
     return rules
+
+
+def rule_words(records: Sequence[Record]) -> set[str]:
+    """Every wording the log's rules name: the store's rules that name none of them cannot
+    disagree with any (``ProjectStore.concepts_naming`` finds the others)."""
+    words: set[str] = set()
+    for record in records:
+        rule = record.rule
+        if rule is not None and rule.term:
+            words.add(rule.replacement)
+            words.update(rule.avoided)
+    return words
 
 
 def store_rules(concepts: Sequence[Concept], locale: str) -> list[StoreRule]:
     """The terms store's rules that reject a wording, as the fold compares them (each at the
     point its concept holds, when a kept rule's scope narrows it)."""
     from kapi.core.context.scope import PROP_COORDINATES, parse_coordinates
+
+    rules = concept_rules(concepts, locale)
 
     scoped = {
         c.id: parse_coordinates(c.properties[PROP_COORDINATES])
@@ -159,7 +178,7 @@ def store_rules(concepts: Sequence[Concept], locale: str) -> list[StoreRule]:
             ),
             coordinates=scoped.get(rule.concept_id, {}),
         )
-        for rule in concept_rules(concepts, locale)
+        for rule in rules
         if rule.rejects
     ]
 

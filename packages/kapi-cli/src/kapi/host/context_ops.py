@@ -153,7 +153,7 @@ def bring_in_step(workspace: Workspace, actor: Actor) -> int:
     folded = context.fold()
     concepts = context.store.concepts()
     locale = workspace.source_language
-    if not store_behind(folded, concepts, locale):
+    if not store_behind(folded, context.store, locale):
         return 0
     new = _kept(folded)
     held = {t.text.casefold() for c in concepts for t in c.terms}

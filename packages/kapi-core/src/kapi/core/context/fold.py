@@ -43,7 +43,15 @@ _SUBJECT_KINDS = frozenset({OpKind.OBSERVE, OpKind.CORRECT, OpKind.IMPORT, OpKin
 _IN_FORCE_AT_ONCE = frozenset({OpKind.IMPORT, OpKind.EDIT})
 _EVIDENCE = frozenset({OpKind.CORRECT, OpKind.SIGNAL, OpKind.WITHDRAW, OpKind.DROP})
 _MEMBERS = frozenset({OpKind.OBSERVE, OpKind.CORRECT})
-_RESET = Status.RESET
+# members looked up once (an enum's member is a lookup each time it is named)
+_RESET, _ESTABLISHED, _SUGGESTED = Status.RESET, Status.ESTABLISHED, Status.SUGGESTED
+_CONTESTED = Status.CONTESTED
+_KIND_RESET, _KIND_CORRECT, _KIND_KEEP = OpKind.RESET, OpKind.CORRECT, OpKind.KEEP
+_KIND_ESTABLISH, _KIND_DROP, _KIND_WITHDRAW = OpKind.ESTABLISH, OpKind.DROP, OpKind.WITHDRAW
+
+
+def _first(pair: tuple[str, Record]) -> str:
+    return pair[0]
 
 
 @frozen
@@ -167,9 +175,9 @@ def _widened(scope: Scope, to: str) -> Scope:
 
 def fold(records: Iterable[Record], established: Sequence[StoreRule] = ()) -> Fold:
     """The statuses of every op that states a rule or fact, with rivals and standing."""
-    keyed = sorted(((order_key(r), r) for r in records), key=lambda pair: pair[0])
+    keyed = sorted([(order_key(r), r) for r in records], key=_first)
     ordered = [r for _, r in keyed]
-    resets = any(r.kind == OpKind.RESET for r in ordered)
+    resets = any(r.kind == _KIND_RESET for r in ordered)
     aside = _set_aside(ordered, [k for k, _ in keyed]) if resets else frozenset()
     states: dict[str, _State] = {}
     evidence: list[tuple[str, Record]] = []
@@ -178,21 +186,21 @@ def fold(records: Iterable[Record], established: Sequence[StoreRule] = ()) -> Fo
         if kind in _SUBJECT_KINDS:
             if record.subject is None:
                 continue
-            status = Status.ESTABLISHED if kind in _IN_FORCE_AT_ONCE else Status.SUGGESTED
-            if record.id in aside:
-                status = Status.RESET
+            status = _ESTABLISHED if kind in _IN_FORCE_AT_ONCE else _SUGGESTED
+            if aside and record.id in aside:
+                status = _RESET
             states[record.id] = _State(record, key, status, record.rule, record.scope)
-            if kind == OpKind.CORRECT and status != Status.RESET:
+            if kind == _KIND_CORRECT and status != _RESET:
                 evidence.append((key, record))
             continue
-        if record.id in aside:
+        if aside and record.id in aside:
             continue
         if kind in _EVIDENCE:
             evidence.append((key, record))
         state = states.get(record.target)
-        if state is None or state.status == Status.RESET:
+        if state is None or state.status == _RESET:
             continue
-        if kind == OpKind.KEEP or kind == OpKind.ESTABLISH:
+        if kind in (_KIND_KEEP, _KIND_ESTABLISH):
             rule = state.rule
             if rule is not None:
                 if record.replacement:
@@ -200,11 +208,11 @@ def fold(records: Iterable[Record], established: Sequence[StoreRule] = ()) -> Fo
                 if record.advisory is not None:
                     rule = evolve(rule, advisory=record.advisory)
                 state.rule = rule
-            state.status, state.kept = Status.ESTABLISHED, key
-        elif kind == OpKind.DROP:
+            state.status, state.kept = _ESTABLISHED, key
+        elif kind == _KIND_DROP:
             state.status = Status.DROPPED
-        elif kind == OpKind.WITHDRAW:
-            if state.status == Status.ESTABLISHED:
+        elif kind == _KIND_WITHDRAW:
+            if state.status == _ESTABLISHED:
                 continue  # withdrawn too late (two logs merged): a rule stays until dropped
             state.status = Status.WITHDRAWN
         elif kind == OpKind.WIDEN:
@@ -233,26 +241,32 @@ def fold(records: Iterable[Record], established: Sequence[StoreRule] = ()) -> Fo
         states[op_id].status = Status.CONTESTED
     rivals = _contest(states, established, frozenset(settled.established))
     empty = Standing()
+    standing, drift, against_all = settled.standing, settled.drift, settled.contested
     entries: dict[str, Entry] = {}
     settling: list[Settlement] = []
     for op_id, st in states.items():
         named = rivals.get(op_id)
-        against = settled.contested.get(op_id)
+        against = against_all.get(op_id)
         status = st.status
+        contested_by: tuple[str, ...] = ()
         if named or against:
-            status = Status.CONTESTED
+            status = _CONTESTED
+            rivals_named = sorted(named or ())
+            contested_by = (
+                *rivals_named,
+                *(a for a in against or () if a not in rivals_named),
+            )
         elif op_id in settled.established:
             settling.append(Settlement(op_id, settled.established[op_id]))
-        contested_by = sorted(named or ()) + [a for a in against or () if a not in (named or ())]
         entries[op_id] = Entry(
             st.record,
             status,
             st.rule,
             st.scope,
-            tuple(contested_by),
-            settled.standing.get(op_id, empty),
+            contested_by,
+            standing.get(op_id, empty),
             st.decided_by,
-            op_id in settled.drift,
+            op_id in drift,
         )
     return Fold(
         entries=tuple(entries.values()),

@@ -317,10 +317,84 @@ def decode_terms_bundle(data: Any, source: str = "") -> TermsBundle:
 def decode_stored_concepts(rows: Sequence[Any]) -> list[Concept]:
     """Concepts as a store wrote them (checked when they were written): structured only.
 
-    A row that does not structure raises; :func:`decode_terms_bundle` then names its fault.
+    Rows of the shape the store writes are built directly; any other goes through the
+    bundle's converter, and a row that does not structure raises there
+    (:func:`decode_terms_bundle` then names its fault).
     """
-    converter = _converter()
-    return [converter.structure(row, Concept) for row in rows]
+    try:
+        return [_stored_concept(row) for row in rows]
+    except _Unusual:
+        converter = _converter()
+        return [converter.structure(row, Concept) for row in rows]
+
+
+class _Unusual(Exception):
+    """A stored row of another shape than the store writes."""
+
+
+_CONCEPT_TEXT = frozenset({"id", "project_id", "domain", "definition", "source"})
+_CONCEPT_TEXT |= {"created_at", "updated_at"}
+_TERM_TEXT = frozenset({"text", "locale", "status", "part_of_speech", "gender", "note"})
+
+
+def _stored_concept(row: Any) -> Concept:
+    if type(row) is not dict:
+        raise _Unusual
+    fields: dict[str, Any] = {}
+    for key, value in row.items():
+        if key in _CONCEPT_TEXT:
+            if type(value) is not str:
+                raise _Unusual
+            fields[key] = value
+        elif key == "terms":
+            if type(value) is not list:
+                raise _Unusual
+            fields[key] = tuple([_stored_term(term) for term in value])
+        elif key == "do_not_translate":
+            if type(value) is not bool:
+                raise _Unusual
+            fields[key] = value
+        elif key == "properties":
+            if type(value) is not dict or any(
+                type(k) is not str or type(v) is not str for k, v in value.items()
+            ):
+                raise _Unusual
+            fields[key] = value
+        else:
+            raise _Unusual
+    if "id" not in fields:
+        raise _Unusual
+    return Concept(**fields)
+
+
+def _stored_term(row: Any) -> Term:
+    if type(row) is not dict:
+        raise _Unusual
+    fields: dict[str, Any] = {}
+    for key, value in row.items():
+        if key in _TERM_TEXT:
+            if type(value) is not str:
+                raise _Unusual
+            fields[key] = value
+        elif key == "competitor_term":
+            if type(value) is not bool:
+                raise _Unusual
+            fields[key] = value
+        elif key == "forms":
+            if type(value) is not list or any(type(f) is not str for f in value):
+                raise _Unusual
+            fields[key] = tuple(value)
+        elif key == "validity":
+            if type(value) is not dict or not value.keys() <= {"valid_from", "valid_to"}:
+                raise _Unusual
+            if any(type(v) is not str for v in value.values()):
+                raise _Unusual
+            fields[key] = TermValidity(**value)
+        else:
+            raise _Unusual
+    if "text" not in fields or "locale" not in fields:
+        raise _Unusual
+    return Term(**fields)
 
 
 def _require_lists(data: Mapping[str, Any], source: str) -> None:
