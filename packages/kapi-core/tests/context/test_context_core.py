@@ -19,6 +19,7 @@ from kapi.core.context.record import (
     OpKind,
     Record,
     Scope,
+    Signal,
     Status,
     Subject,
     TermRule,
@@ -142,6 +143,36 @@ def test_a_record_round_trips_with_from_on_the_wire():
     assert data["correction"] == {"from": "utilise", "to": "use"}
     assert data["kind"] == "correct" and "target" not in data
     assert decode_record({**data, "kind": "context.correct"}) == record
+
+
+def test_a_stored_record_reads_as_the_converter_reads_it():
+    log = MemoryLog()
+    records = [
+        log.rule(AGENT_A, "Quickcast", "Quick cast", coordinates={"channel": "app"}),
+        log.add(
+            OpKind.CORRECT,
+            PERSON,
+            correction=Correction(from_="log in", to="sign in"),
+            subject=Subject(kind="note", text='"log in" became "sign in"'),
+            evidence=(Evidence(path="a.md", unit="k", quote="log in"),),
+        ),
+        log.add(OpKind.KEEP, PERSON, target="0abc", replacement="QuickCast", advisory=False),
+        log.add(
+            OpKind.SIGNAL,
+            Author("tool", "sync"),
+            target="0abc",
+            signal=Signal(source="merge", commit="f00", pr="12", preferred=2),
+            address="sha256:1",
+        ),
+        log.add(OpKind.ESTABLISH, Author("tool", "settle"), target="0abc", because=("0def",)),
+    ]
+    for record in records:
+        data = encode_record(record)
+        assert decode_record(data, stored=True) == decode_record(data) == record
+    later = {**encode_record(records[0]), "written_by": "a later kapi"}
+    assert decode_record(later, stored=True) == records[0]  # the converter reads it
+    with pytest.raises(ContextError, match="cannot be read"):
+        decode_record({**encode_record(records[0]), "actor": {"kind": "robot"}}, stored=True)
 
 
 def test_an_unreadable_record_names_what_is_wrong():

@@ -501,19 +501,20 @@ def store_behind(folded: Fold, store: Any, locale: str) -> str:
     parts = []
     if missing:
         parts.append(
-            "the terms store lacks the wording of "
-            + " ".join("#" + m for m in missing)
-            + ", which the log establishes"
+            f"the terms store lacks the wording of {_ids(missing)}, which the log establishes"
         )
     if leftover:
         parts.append(
-            "the terms store still holds "
-            + " ".join("#" + m for m in leftover)
-            + ", which the log no longer establishes"
+            f"the terms store still holds {_ids(leftover)}, which the log no longer establishes"
         )
     if parts:
         parts.append("`kapi context sync --files-only` brings it in step")
     return "; ".join(parts)
+
+
+def _ids(shorts: Sequence[str], shown: int = 5) -> str:
+    named = " ".join("#" + s for s in shorts[:shown])
+    return named + (f" and {len(shorts) - shown} more" if len(shorts) > shown else "")
 
 
 def _location(context: Any, path: str) -> str:
@@ -782,7 +783,7 @@ def merged_rules(
 
     merged: dict[str, list[Any]] = {}
     seen: set[str] = set()
-    merge_rules(merged, seen, concept_rules(concepts, locale), "terms")
+    merge_rules(merged, seen, concept_rules(concepts, locale, datetime.now(UTC)), "terms")
     if voice is not None:
         merge_rules(merged, seen, voice.term_rules, "voice")
     return MergedRules(merged, locale)

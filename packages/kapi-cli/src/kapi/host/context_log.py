@@ -126,19 +126,22 @@ def _record_of(row: Mapping[str, Any]) -> Record | None:
         return None
 
 
-_LAST_RULES: list[tuple[object, str, list[Any]]] = []
+_LAST_RULES: list[tuple[object, str, datetime | None, list[Any]]] = []
 
 
-def concept_rules(concepts: Sequence[Concept], locale: str) -> list[CheckRule]:
-    """``rules_from_concepts``, computed once for the concepts a run loaded (the same tuple)."""
+def concept_rules(
+    concepts: Sequence[Concept], locale: str, at: datetime | None = None
+) -> list[CheckRule]:
+    """``rules_from_concepts``, computed once for the concepts a run loaded (the same tuple);
+    with ``at``, only the terms whose validity window holds then."""
     from kapi.core.governance.terms import rules_from_concepts
 
-    for seen, seen_locale, rules in _LAST_RULES:
-        if seen is concepts and seen_locale == locale:
+    for seen, seen_locale, seen_at, rules in _LAST_RULES:
+        if seen is concepts and seen_locale == locale and seen_at == at:
             return rules
-    rules = rules_from_concepts(concepts, locale)
+    rules = rules_from_concepts(concepts, locale, at=at)
     # the newest two only (all concepts, and those at one point): nothing accumulates
-    _LAST_RULES[:] = [(concepts, locale, rules), *_LAST_RULES[:1]]
+    _LAST_RULES[:] = [(concepts, locale, at, rules), *_LAST_RULES[:1]]
     return rules
 
 

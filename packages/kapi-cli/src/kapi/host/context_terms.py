@@ -131,9 +131,10 @@ def _made(concepts: Sequence[Concept], locale: str, limit: int, *, scoped: bool)
     from kapi.host.context import _terms, merge_rules
     from kapi.host.context_log import concept_rules
 
+    now = datetime.now(UTC)
     merged: dict[str, list[Any]] = {}
-    merge_rules(merged, set(), concept_rules(concepts, locale), "terms")
-    hits, total = _terms(concepts, locale, datetime.now(UTC), limit=limit)
+    merge_rules(merged, set(), concept_rules(concepts, locale, now), "terms")
+    hits, total = _terms(concepts, locale, now, limit=limit)
     return StoreTerms(merged, hits, total, scoped=scoped)
 
 
