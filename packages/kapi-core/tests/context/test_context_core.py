@@ -373,11 +373,13 @@ def test_widening_is_a_persons_even_for_a_tool():
         person_decides(TOOL, OpKind.ESTABLISH, widening=True)
 
 
-def test_a_tool_may_signal_and_establish_but_not_keep():
+def test_a_tool_may_signal_and_establish_but_decide_nothing():
     for kind in (OpKind.OBSERVE, OpKind.CORRECT, OpKind.SIGNAL, OpKind.ESTABLISH):
         person_decides(TOOL, kind)
-    with pytest.raises(ContextRefused, match="only a person"):
-        person_decides(TOOL, OpKind.KEEP)
+    refused = (OpKind.KEEP, OpKind.DROP, OpKind.WIDEN, OpKind.RESET, OpKind.WITHDRAW)
+    for kind in (*refused, OpKind.EDIT, OpKind.IMPORT):
+        with pytest.raises(ContextRefused, match="only a person"):
+            person_decides(TOOL, kind)
 
 
 def test_a_person_may_do_everything():

@@ -825,10 +825,13 @@ def review_context(request: ContextReviewRequest, workspace: Workspace) -> Conte
         if request.use or request.advisory is not None:
             raise ContextError("--use and --advisory go with --keep or --choose: name what to keep")
         return ContextReviewResult(digest=digest(before, request.session))
-    for kind in (OpKind.KEEP, OpKind.DROP):
-        person_decides(actor, kind, widening=bool(request.widen_to))
     if request.widen_to:
         person_decides(actor, OpKind.WIDEN, widening=True)
+    if request.drop:
+        person_decides(actor, OpKind.DROP)
+    if request.keep or request.choose:
+        person_decides(actor, OpKind.KEEP)
+    if request.widen_to:
         if request.widen_to == "workspace":
             raise ContextError(
                 "--widen-to workspace needs a store shared by the projects of a workspace, which "
