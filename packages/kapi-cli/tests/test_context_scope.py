@@ -60,6 +60,11 @@ def project(tmp_path) -> Path:
     return root
 
 
+def kapi(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KAPI_")}
+    return subprocess.run([KAPI, *args], cwd=root, capture_output=True, text=True, env=env)
+
+
 def ws(root: Path):
     return open_workspace(cwd=root)
 
@@ -164,21 +169,9 @@ def test_provenance_names_the_revision_and_a_terms_store_behind_the_log(project)
     behind = answer(project, "help/start.md")
     assert behind.provenance.stale
     assert f"lacks the wording of #{op[:10]}" in behind.provenance.reason
-    explained = subprocess.run(
-        [KAPI, "context", "help/start.md", "--explain"],
-        cwd=project,
-        capture_output=True,
-        text=True,
-        env={k: v for k, v in os.environ.items() if not k.startswith("KAPI_")},
-    ).stdout
+    explained = kapi(project, "context", "help/start.md", "--explain").stdout
     assert f"at context revision {ops}, content stale: the terms store lacks" in explained
-    synced = subprocess.run(
-        [KAPI, "context", "sync", "--files-only"],
-        cwd=project,
-        capture_output=True,
-        text=True,
-        env={k: v for k, v in os.environ.items() if not k.startswith("KAPI_")},
-    )
+    synced = kapi(project, "context", "sync", "--files-only")
     assert synced.returncode == 0, synced.stderr
     assert "brought 1 rule(s) of the terms store in step" in synced.stdout
     again = answer(project, "help/start.md")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from context_log_fakes import AGENT_A, AGENT_B, PERSON, TOOL, MemoryLog
 
 from kapi.core.change.ports import Actor, ActorKind
 from kapi.core.context.errors import ContextError, ContextRefused
@@ -18,18 +19,12 @@ from kapi.core.context.record import (
     Evidence,
     OpKind,
     Record,
-    Scope,
     Signal,
     Status,
     Subject,
     TermRule,
 )
 from kapi.core.context.wire import decode_record, encode_record
-
-AGENT_A = Author("agent", "claude-code", "s-one")
-AGENT_B = Author("agent", "claude-code", "s-two")
-PERSON = Author("person", "ana@example.com")
-TOOL = Author("tool", "check")
 
 
 def test_the_change_services_actor_is_an_author_too():
@@ -38,40 +33,6 @@ def test_the_change_services_actor_is_an_author_too():
     person_decides(actor, OpKind.OBSERVE)
     with pytest.raises(ContextRefused):
         person_decides(actor, OpKind.KEEP)
-
-
-class MemoryLog:
-    """An in-memory log: records appended with ids minted one millisecond apart."""
-
-    def __init__(self) -> None:
-        self.records: list[Record] = []
-        self.clock = datetime(2026, 3, 1, tzinfo=UTC)
-
-    def add(self, kind: OpKind, actor: Actor, **fields: object) -> Record:
-        self.clock += timedelta(milliseconds=1)
-        newest = self.records[-1].id if self.records else ""
-        record = Record(
-            id=mint_id(self.clock, len(self.records), newest),
-            kind=kind,
-            actor=actor,
-            **fields,  # type: ignore[arg-type]
-        )
-        self.records.append(record)
-        return record
-
-    def rule(self, actor: Actor, say: str, *avoid: str, coordinates=None) -> Record:
-        return self.add(
-            OpKind.OBSERVE,
-            actor,
-            subject=Subject(kind="term", term=avoided_forms(say, avoid)),
-            evidence=(Evidence(path="docs/a.md"),),
-            scope=Scope(coordinates=coordinates or {}),
-        )
-
-    def status(self, record: Record, **kw: object) -> Status:
-        entry = fold(self.records, **kw).entry(record.id)  # type: ignore[arg-type]
-        assert entry is not None
-        return entry.status
 
 
 # --- ids ---------------------------------------------------------------------------

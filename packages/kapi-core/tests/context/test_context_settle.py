@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from context_log_fakes import AGENT_A, AGENT_B, AGENT_C, PERSON, MemoryLog
 
 from kapi.core.context.fold import fold
 from kapi.core.context.forms import avoided_forms
-from kapi.core.context.ids import mint_id
 from kapi.core.context.record import (
     Author,
     Correction,
     Evidence,
     OpKind,
-    Record,
     Scope,
-    Signal,
     Status,
     Subject,
 )
@@ -29,78 +26,14 @@ from kapi.core.context.scope import (
 from kapi.core.context.settle import Standing, Uses, establish_address
 from kapi.core.context.signals import UseCounter, common_folder, merge_address, pr_number
 
-AGENT_A = Author("agent", "claude-code", "s-one")
-AGENT_B = Author("agent", "claude-code", "s-two")
-AGENT_C = Author("agent", "codex", "s-three")
-PERSON = Author("person", "ana@example.com")
 SETTLE = Author("tool", "settle")
-CHECK = Author("tool", "check")
-SYNC = Author("tool", "sync")
-
-
-class Log:
-    def __init__(self) -> None:
-        self.records: list[Record] = []
-        self.clock = datetime(2026, 4, 1, tzinfo=UTC)
-
-    def add(self, kind: OpKind, actor: Author, **fields: object) -> Record:
-        self.clock += timedelta(milliseconds=1)
-        newest = self.records[-1].id if self.records else ""
-        record = Record(
-            id=mint_id(self.clock, len(self.records) * 7919, newest),
-            kind=kind,
-            actor=actor,
-            **fields,  # type: ignore[arg-type]
-        )
-        self.records.append(record)
-        return record
-
-    def rule(
-        self, actor: Author, say: str, *avoid: str, path: str = "docs/a.md", coordinates=None
-    ) -> Record:
-        return self.add(
-            OpKind.OBSERVE,
-            actor,
-            subject=Subject(kind="term", term=avoided_forms(say, avoid)),
-            evidence=(Evidence(path=path) if path else Evidence(quote=f"{say}"),),
-            scope=Scope(coordinates=coordinates or {}),
-        )
-
-    def change(self, actor: Author, old: str, new: str, *, suggest: bool = False) -> Record:
-        subject = (
-            Subject(kind="term", term=avoided_forms(new, [old]))
-            if suggest
-            else Subject(kind="note", text=f'"{old}" became "{new}"')
-        )
-        return self.add(
-            OpKind.CORRECT,
-            actor,
-            correction=Correction(from_=old, to=new),
-            suggest=suggest,
-            subject=subject,
-            evidence=(Evidence(path="docs/b.md"),),
-        )
-
-    def signal(self, target: Record, source: str, **counts: object) -> Record:
-        actor = {"merge": SYNC, "usage": CHECK}.get(source, Author("tool", "apply", "s-one"))
-        return self.add(
-            OpKind.SIGNAL,
-            actor,
-            target=target.id,
-            signal=Signal(source=source, **counts),  # type: ignore[arg-type]
-        )
-
-    def entry(self, record: Record):
-        found = fold(self.records).entry(record.id)
-        assert found is not None
-        return found
 
 
 # --- what settles ---------------------------------------------------------------------
 
 
 def test_a_persons_change_toward_a_suggestion_settles_it_established():
-    log = Log()
+    log = MemoryLog()
     rule = log.rule(AGENT_A, "sign in", "log in")
     change = log.change(AGENT_B, "log in", "sign in")  # an agent recording the person's change
     folded = fold(log.records)
@@ -110,7 +43,7 @@ def test_a_persons_change_toward_a_suggestion_settles_it_established():
 
 
 def test_a_recorded_establish_settles_it_for_good_and_two_logs_address_it_alike():
-    log = Log()
+    log = MemoryLog()
     rule = log.rule(AGENT_A, "sign in", "log in")
     change = log.change(PERSON, "log in", "sign in")
     address = establish_address(rule.id, [change.id])
@@ -126,7 +59,7 @@ def test_a_recorded_establish_settles_it_for_good_and_two_logs_address_it_alike(
 
 
 def test_a_group_of_one_is_not_settled_by_its_own_source_correction():
-    log = Log()
+    log = MemoryLog()
     change = log.change(AGENT_A, "log in", "sign in", suggest=True)
     assert log.entry(change).status == Status.SUGGESTED
     assert fold(log.records).settling == ()
@@ -136,7 +69,7 @@ def test_a_group_of_one_is_not_settled_by_its_own_source_correction():
 
 
 def test_time_and_observations_settle_nothing():
-    log = Log()
+    log = MemoryLog()
     first = log.rule(AGENT_A, "sign in", "log in")
     log.rule(AGENT_B, "sign in", "log in")
     log.rule(AGENT_C, "sign in", "log in")
@@ -147,7 +80,7 @@ def test_time_and_observations_settle_nothing():
 
 
 def test_a_person_signal_with_something_against_contests_it():
-    log = Log()
+    log = MemoryLog()
     rule = log.rule(AGENT_A, "sign in", "log in")
     log.change(PERSON, "log in", "sign in")
     away = log.change(PERSON, "sign in", "log in")
@@ -158,7 +91,7 @@ def test_a_person_signal_with_something_against_contests_it():
 
 
 def test_a_withdrawn_member_stands_against_the_others():
-    log = Log()
+    log = MemoryLog()
     mine = log.rule(AGENT_A, "sign in", "log in")
     theirs = log.rule(AGENT_B, "sign in", "log in")
     withdraw = log.add(OpKind.WITHDRAW, AGENT_A, target=mine.id)
@@ -169,7 +102,7 @@ def test_a_withdrawn_member_stands_against_the_others():
 
 
 def test_a_settled_rule_with_a_rival_is_contested():
-    log = Log()
+    log = MemoryLog()
     rule = log.rule(AGENT_A, "sign in", "log in")
     rival = log.rule(AGENT_B, "log on", "log in")
     log.change(PERSON, "log in", "sign in")
@@ -181,14 +114,14 @@ def test_a_settled_rule_with_a_rival_is_contested():
 
 
 def test_a_drop_discards_the_evidence_before_it():
-    log = Log()
+    log = MemoryLog()
     dropped = log.rule(AGENT_A, "sign in", "log in")
     log.add(OpKind.DROP, PERSON, target=dropped.id)
     log.change(PERSON, "log in", "sign in")  # after the drop: it counts
     again = log.rule(AGENT_B, "sign in", "log in")
     assert log.entry(again).status == Status.ESTABLISHED
 
-    log = Log()
+    log = MemoryLog()
     early = log.change(PERSON, "log in", "sign in")
     first = log.rule(AGENT_A, "sign in", "log in", path="")  # no path: not settled
     log.add(OpKind.DROP, PERSON, target=first.id)
@@ -199,14 +132,14 @@ def test_a_drop_discards_the_evidence_before_it():
 
 
 def test_a_suggestion_without_an_evidence_path_is_never_settled():
-    log = Log()
+    log = MemoryLog()
     quoted = log.rule(AGENT_A, "sign in", "log in", path="")
     log.change(PERSON, "log in", "sign in")
     assert log.entry(quoted).status == Status.SUGGESTED
 
 
 def test_settling_never_widens_and_groups_only_points_that_meet():
-    log = Log()
+    log = MemoryLog()
     app = log.rule(AGENT_A, "sign in", "log in", coordinates={"channel": "app"})
     docs = log.rule(AGENT_B, "sign in", "log in", coordinates={"channel": "docs"})
     log.add(
@@ -225,7 +158,7 @@ def test_settling_never_widens_and_groups_only_points_that_meet():
 
 
 def test_a_merge_is_a_person_signal_and_standing_names_it():
-    log = Log()
+    log = MemoryLog()
     rule = log.rule(AGENT_A, "Quickcast", "Quick cast")
     log.rule(AGENT_B, "Quickcast", "Quick cast")
     merge = log.signal(rule, "merge", commit="0809f7a6", pr="412", preferred=3, rejected=1)
@@ -236,14 +169,14 @@ def test_a_merge_is_a_person_signal_and_standing_names_it():
 
 
 def test_a_merge_that_moved_nothing_settles_nothing():
-    log = Log()
+    log = MemoryLog()
     rule = log.rule(AGENT_A, "Quickcast", "Quick cast")
     log.signal(rule, "merge", commit="0809f7a6")
     assert log.entry(rule).status == Status.SUGGESTED
 
 
 def test_usage_and_applied_signals_add_standing_only():
-    log = Log()
+    log = MemoryLog()
     rule = log.rule(AGENT_A, "sign in", "log in")
     log.signal(rule, "usage", preferred=14, rejected=1, within="docs/")
     log.signal(rule, "applied", preferred=2)
@@ -257,7 +190,7 @@ def test_usage_and_applied_signals_add_standing_only():
 
 
 def test_more_rejected_uses_later_stand_against_and_show_as_drift_once_established():
-    log = Log()
+    log = MemoryLog()
     rule = log.rule(AGENT_A, "sign in", "log in")
     log.signal(rule, "usage", preferred=9, rejected=1)
     log.add(OpKind.KEEP, PERSON, target=rule.id)

@@ -831,12 +831,11 @@ def review_context(request: ContextReviewRequest, workspace: Workspace) -> Conte
         person_decides(actor, OpKind.DROP)
     if request.keep or request.choose:
         person_decides(actor, OpKind.KEEP)
-    if request.widen_to:
-        if request.widen_to == "workspace":
-            raise ContextError(
-                "--widen-to workspace needs a store shared by the projects of a workspace, which "
-                "this project does not have; widen to `project` or to an axis"
-            )
+    if request.widen_to == "workspace":
+        raise ContextError(
+            "--widen-to workspace needs a store shared by the projects of a workspace, which "
+            "this project does not have; widen to `project` or to an axis"
+        )
     if "all" in request.keep and not request.session:
         raise ContextError("--keep all needs --session ID: the session whose suggestions to keep")
     # resolve every id before recording anything

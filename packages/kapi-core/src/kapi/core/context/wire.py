@@ -26,6 +26,7 @@ from kapi.core.context.record import (
     Subject,
     TermRule,
 )
+from kapi.core.stored import Unusual, built, count, flag, maybe, pairs, text, texts
 
 if TYPE_CHECKING:  # the converter is built on first use: reading the log does not need it
     import cattrs
@@ -77,7 +78,7 @@ def decode_record(data: Any, *, stored: bool = False) -> Record:
     try:  # the shape the log writes, built directly (a log is read whole on every answer)
         record: Record = _stored(data) if stored else _record(data)
         return record
-    except (_Unusual, ValueError, TypeError, AttributeError, KeyError):
+    except (Unusual, ValueError, TypeError, AttributeError, KeyError):
         pass
     import cattrs
 
@@ -105,135 +106,82 @@ def _reason(err: BaseException) -> str:
 # --- the log's own shape, read without the converter ------------------------------------
 
 
-class _Unusual(Exception):
-    """A record of another shape than the log writes: the converter reads it (or says why not)."""
-
-
-def _text(value: Any) -> str:
-    if type(value) is not str:
-        raise _Unusual
-    return value
-
-
-def _flag(value: Any) -> bool:
-    if type(value) is not bool:
-        raise _Unusual
-    return value
-
-
-def _count(value: Any) -> int:
-    if type(value) is not int:
-        raise _Unusual
-    return value
-
-
-def _texts(value: Any) -> tuple[str, ...]:
-    if type(value) is not list or any(type(v) is not str for v in value):
-        raise _Unusual
-    return tuple(value)
-
-
-def _pairs(value: Any) -> dict[str, str]:
-    if type(value) is not dict or any(type(v) is not str for v in value.values()):
-        raise _Unusual
-    return value
-
-
-def _maybe_flag(value: Any) -> bool | None:
-    return None if value is None else _flag(value)
-
-
-def _object(cls: type, reads: dict[str, Callable[[Any], Any]]) -> Callable[[Any], Any]:
-    def build(value: Any) -> Any:
-        if type(value) is not dict:
-            raise _Unusual
-        fields = {}
-        for key, item in value.items():
-            read = reads.get(key)
-            if read is None:
-                raise _Unusual
-            fields[key] = read(item)
-        return cls(**fields)
-
-    return build
-
-
-_term_rule = _object(
+_term_rule = built(
     TermRule,
     {
-        "term": _text,
-        "forms": _texts,
-        "replacement": _text,
-        "advisory": _flag,
-        "note": _text,
-        "case_sensitive": _flag,
+        "term": text,
+        "forms": texts,
+        "replacement": text,
+        "advisory": flag,
+        "note": text,
+        "case_sensitive": flag,
     },
 )
-_memory = _object(
+_memory = built(
     MemoryPair,
-    {"source": _text, "target": _text, "source_locale": _text, "target_locale": _text},
+    {"source": text, "target": text, "source_locale": text, "target_locale": text},
 )
-_subject = _object(
+_subject = built(
     Subject,
     {
-        "kind": _text,
-        "term": lambda v: None if v is None else _term_rule(v),
-        "memory": lambda v: None if v is None else _memory(v),
-        "text": _text,
+        "kind": text,
+        "term": maybe(_term_rule),
+        "memory": maybe(_memory),
+        "text": text,
     },
 )
-_evidence = _object(Evidence, {"path": _text, "unit": _text, "quote": _text})
-_scope = _object(Scope, {"level": _text, "coordinates": _pairs, "all_profiles": _flag})
+_evidence = built(Evidence, {"path": text, "unit": text, "quote": text})
+_scope = built(Scope, {"level": text, "coordinates": pairs, "all_profiles": flag})
 
-_signal = _object(
+_signal = built(
     Signal,
     {
-        "source": _text,
-        "commit": _text,
-        "pr": _text,
-        "merger": _text,
-        "preferred": _count,
-        "rejected": _count,
-        "within": _text,
+        "source": text,
+        "commit": text,
+        "pr": text,
+        "merger": text,
+        "preferred": count,
+        "rejected": count,
+        "within": text,
     },
 )
-_author = _object(Author, {"kind": _text, "name": _text, "session": _text})
+_author = built(Author, {"kind": text, "name": text, "session": text})
 
 
 def _correction(value: Any) -> Correction:
     if type(value) is not dict or not value.keys() <= {"from", "to"}:
-        raise _Unusual
-    return Correction(from_=_text(value["from"]), to=_text(value["to"]))
+        raise Unusual
+    return Correction(from_=text(value["from"]), to=text(value["to"]))
 
 
 def _evidences(value: Any) -> tuple[Evidence, ...]:
     if type(value) is not list:
-        raise _Unusual
+        raise Unusual
     return tuple([_evidence(v) for v in value])
 
 
 _RECORD: dict[str, Callable[[Any], Any]] = {
-    "id": _text,
-    "kind": lambda v: OpKind(_text(v).removeprefix("context.")),
+    "id": text,
+    "kind": lambda v: OpKind(text(v).removeprefix("context.")),
     "actor": _author,
-    "at": _text,
-    "project": _text,
-    "subject": lambda v: None if v is None else _subject(v),
-    "correction": lambda v: None if v is None else _correction(v),
-    "suggest": _flag,
+    "at": text,
+    "project": text,
+    "subject": maybe(_subject),
+    "correction": maybe(_correction),
+    "suggest": flag,
     "evidence": _evidences,
     "scope": _scope,
-    "target": _text,
-    "before": _text,
-    "note": _text,
-    "replacement": _text,
-    "advisory": _maybe_flag,
-    "widen_to": _text,
-    "address": _text,
-    "because": _texts,
-    "signal": lambda v: None if v is None else _signal(v),
+    "target": text,
+    "before": text,
+    "note": text,
+    "replacement": text,
+    "advisory": maybe(flag),
+    "widen_to": text,
+    "address": text,
+    "because": texts,
+    "signal": maybe(_signal),
 }
-_record = _object(Record, _RECORD)
+_record = built(Record, _RECORD)
 
 
 _AUTHORS: dict[tuple[str, str, str], Author] = {}

@@ -321,80 +321,58 @@ def decode_stored_concepts(rows: Sequence[Any]) -> list[Concept]:
     bundle's converter, and a row that does not structure raises there
     (:func:`decode_terms_bundle` then names its fault).
     """
+    from kapi.core.stored import Unusual
+
     try:
         return [_stored_concept(row) for row in rows]
-    except _Unusual:
+    except Unusual:
         converter = _converter()
         return [converter.structure(row, Concept) for row in rows]
 
 
-class _Unusual(Exception):
-    """A stored row of another shape than the store writes."""
+def _stored_readers() -> tuple[Any, Any]:
+    from kapi.core.stored import built, flag, pairs, text, texts
+
+    term = built(
+        Term,
+        {
+            **dict.fromkeys(("text", "locale", "status", "part_of_speech", "gender", "note"), text),
+            "competitor_term": flag,
+            "forms": texts,
+            "validity": built(TermValidity, {"valid_from": text, "valid_to": text}),
+        },
+        required=("text", "locale"),
+    )
+    concept = built(
+        Concept,
+        {
+            **dict.fromkeys(
+                ("id", "project_id", "domain", "definition", "source", "created_at"), text
+            ),
+            "updated_at": text,
+            "terms": lambda value: tuple([term(t) for t in _list(value)]),
+            "do_not_translate": flag,
+            "properties": pairs,
+        },
+        required=("id",),
+    )
+    return concept, term
 
 
-_CONCEPT_TEXT = frozenset({"id", "project_id", "domain", "definition", "source"})
-_CONCEPT_TEXT |= {"created_at", "updated_at"}
-_TERM_TEXT = frozenset({"text", "locale", "status", "part_of_speech", "gender", "note"})
+def _list(value: Any) -> list[Any]:
+    from kapi.core.stored import Unusual
+
+    if type(value) is not list:
+        raise Unusual
+    return value
 
 
 def _stored_concept(row: Any) -> Concept:
-    if type(row) is not dict:
-        raise _Unusual
-    fields: dict[str, Any] = {}
-    for key, value in row.items():
-        if key in _CONCEPT_TEXT:
-            if type(value) is not str:
-                raise _Unusual
-            fields[key] = value
-        elif key == "terms":
-            if type(value) is not list:
-                raise _Unusual
-            fields[key] = tuple([_stored_term(term) for term in value])
-        elif key == "do_not_translate":
-            if type(value) is not bool:
-                raise _Unusual
-            fields[key] = value
-        elif key == "properties":
-            if type(value) is not dict or any(
-                type(k) is not str or type(v) is not str for k, v in value.items()
-            ):
-                raise _Unusual
-            fields[key] = value
-        else:
-            raise _Unusual
-    if "id" not in fields:
-        raise _Unusual
-    return Concept(**fields)
+    concept: Concept = _STORED()[0](row)
+    return concept
 
 
-def _stored_term(row: Any) -> Term:
-    if type(row) is not dict:
-        raise _Unusual
-    fields: dict[str, Any] = {}
-    for key, value in row.items():
-        if key in _TERM_TEXT:
-            if type(value) is not str:
-                raise _Unusual
-            fields[key] = value
-        elif key == "competitor_term":
-            if type(value) is not bool:
-                raise _Unusual
-            fields[key] = value
-        elif key == "forms":
-            if type(value) is not list or any(type(f) is not str for f in value):
-                raise _Unusual
-            fields[key] = tuple(value)
-        elif key == "validity":
-            if type(value) is not dict or not value.keys() <= {"valid_from", "valid_to"}:
-                raise _Unusual
-            if any(type(v) is not str for v in value.values()):
-                raise _Unusual
-            fields[key] = TermValidity(**value)
-        else:
-            raise _Unusual
-    if "text" not in fields or "locale" not in fields:
-        raise _Unusual
-    return Term(**fields)
+_STORED = cache(_stored_readers)
 
 
 def _require_lists(data: Mapping[str, Any], source: str) -> None:
