@@ -166,10 +166,18 @@ class _Groups:
         self.index: dict[tuple[str, str], dict[tuple[tuple[str, str], ...], list[int]]] = (
             defaultdict(lambda: defaultdict(list))
         )
+        # members stating one rule at one point are one group at once; the index holds
+        # the first of them (many sessions state the same rule)
+        same: dict[RuleKey, int] = {}
         for i, member in enumerate(members):
-            replacement, forms, point = member.words
-            for form in forms:
-                self.index[(replacement, form)][point].append(i)
+            first = same.get(member.words)
+            if first is None:
+                same[member.words] = i
+            else:
+                self.parent[i] = first
+        for words, i in same.items():
+            for form in words.forms:
+                self.index[(words.replacement, form)][words.point].append(i)
         for points in self.index.values():
             heads = []
             for indexes in points.values():
