@@ -529,8 +529,8 @@ def sync(merged: str, files_only: bool, as_json: bool) -> None:
             ),
             as_json,
         )
-    from kapi.host.context_ops import bring_in_step
     from kapi.host.context_rules import write_rules_files
+    from kapi.host.context_write import bring_in_step
 
     workspace = workspace_of()
     try:

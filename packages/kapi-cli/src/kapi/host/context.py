@@ -9,7 +9,7 @@ become notes, never errors: an agent always gets an answer.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +20,13 @@ from kapi.core.context.fold import Entry, Fold
 from kapi.core.context.record import Evidence
 from kapi.core.context.scope import applies_at
 from kapi.core.context.settle import Standing
+from kapi.host.context_terms import (
+    ContextRule,
+    ContextTermHit,
+    find_terms,
+    merged_rules,
+    with_voice,
+)
 from kapi.host.wire import plain
 
 if TYPE_CHECKING:
@@ -127,45 +134,6 @@ class ContextKeep:
             f"{said} {'are' if many else 'is'} correct here; do not rename "
             f'{"them" if many else "it"} to "{self.instead}". That rename holds only in {where}.'
         )
-
-
-@frozen
-class TopUse:
-    document: str
-    block_id: str
-    locale: str
-    snippet: str
-    point: str = ""
-
-
-@frozen
-class ContextTermHit:
-    concept_id: str
-    term: str
-    locale: str
-    status: str
-    definition: str = ""
-    domain: str = ""
-    replacement: str = ""
-    discouraged: bool = False
-    valid_from: str = ""
-    valid_to: str = ""
-    uses: int = 0
-    use_blocks: int = 0
-    top_uses: tuple[TopUse, ...] = ()
-
-
-@frozen
-class ContextRule:
-    """A merged rule: say ``say`` (or accept ``also``), not ``not_`` (``not`` on the wire)."""
-
-    say: str
-    also: tuple[str, ...] = ()
-    not_: tuple[str, ...] = ()
-    note: str = ""
-    locale: str = ""
-    from_: tuple[str, ...] = ()
-    advisory: bool = False
 
 
 @frozen
@@ -314,7 +282,9 @@ def _store_terms(
             concepts = tuple(context.store.concepts())
             here = _here(None, concepts, coordinates)
             merged = merged_rules(here, None, locale)
-            hits, total = _terms(here, locale, datetime.now(UTC), limit=DEFAULT_CONTEXT_TERMS_LIMIT)
+            hits, total = find_terms(
+                here, locale, datetime.now(UTC), limit=DEFAULT_CONTEXT_TERMS_LIMIT
+            )
             return StoreTerms(merged.merged, hits, total, scoped=len(here) != len(concepts))
         return store_terms(
             context.store,
@@ -666,171 +636,6 @@ def voice_brief(voice: VoiceProfile) -> list[str]:
     return lines
 
 
-def _terms(
-    concepts: Iterable[Concept],
-    locale: str,
-    at: datetime,
-    *,
-    limit: int | None = None,
-    needle: str = "",
-) -> tuple[list[ContextTermHit], int]:
-    """The in-window terms (those holding ``needle`` in their text or definition), discouraged
-    first, then preferred, then the rest alphabetically: the first ``limit`` and the count."""
-    import heapq
-
-    from kapi.core.governance.terms import _preferred, _term_valid
-
-    matches = _locales(locale)
-    found: list[tuple[tuple[bool, bool, str], Any, Any, Any]] = []
-    for concept in concepts:
-        here = [
-            t
-            for t in concept.terms
-            if matches(t.locale) and (t.validity is None or _term_valid(t, at))
-        ]
-        if not here:
-            continue
-        preferred = None
-        for term in here:
-            if (
-                needle
-                and needle not in term.text.casefold()
-                and needle not in concept.definition.casefold()
-            ):
-                continue
-            discouraged = term.competitor_term or term.status in ("deprecated", "forbidden")
-            if discouraged and preferred is None:
-                preferred = _preferred(here)
-            key = (not discouraged, term.status != "preferred", term.text.casefold())
-            found.append((key, concept, term, preferred if discouraged else None))
-    first = (
-        sorted(found, key=lambda item: item[0])
-        if limit is None
-        else heapq.nsmallest(limit, found, key=lambda item: item[0])
-    )
-    hits = [
-        ContextTermHit(
-            concept_id=concept.id,
-            term=term.text,
-            locale=term.locale,
-            status=str(term.status),
-            definition=concept.definition,
-            domain=concept.domain,
-            replacement=preferred.text if preferred is not None else "",
-            discouraged=not key[0],
-            valid_from=term.validity.valid_from if term.validity else "",
-            valid_to=term.validity.valid_to if term.validity else "",
-        )
-        for key, concept, term, preferred in first
-    ]
-    return hits, len(found)
-
-
-def _locales(locale: str) -> Callable[[str], bool]:
-    """``locale_matches(_, locale)``, answered once for each locale a store names."""
-    from kapi.core.governance.terms import locale_matches
-
-    seen: dict[str, bool] = {}
-
-    def matches(term_locale: str) -> bool:
-        found = seen.get(term_locale)
-        if found is None:
-            found = seen[term_locale] = locale_matches(term_locale, locale)
-        return found
-
-    return matches
-
-
-class MergedRules:
-    """The rules in force at a point, merged: ``rules(limit)`` the first ``limit`` (rules that
-    forbid a wording first, then by what to say), ``total`` how many, ``said`` every
-    (say, avoided) pair, case-folded."""
-
-    def __init__(self, merged: dict[str, list[Any]], locale: str) -> None:
-        self.merged = merged
-        self.locale = locale
-        self.total = len(merged)
-        self.said = {
-            (say.casefold(), avoided.casefold())
-            for say, _, nots, *_ in merged.values()
-            for avoided in nots
-        }
-
-    def rules(self, limit: int | None = None) -> list[ContextRule]:
-        ordered = sorted(
-            self.merged.values(), key=lambda e: (e[5], e[0].casefold(), e[2][0].casefold())
-        )
-        return [
-            ContextRule(
-                say=say,
-                also=tuple(also),
-                not_=tuple(nots),
-                note=note,
-                locale=self.locale,
-                from_=tuple(origins),
-                advisory=advisory,
-            )
-            for say, also, nots, note, origins, advisory in ordered[:limit]
-        ]
-
-
-def merged_rules(
-    concepts: Sequence[Concept], voice: VoiceProfile | None, locale: str
-) -> MergedRules:
-    """The rules in force: the terms store, then the voice, keyed on the case-folded ``say``;
-    each avoided word once."""
-    from kapi.host.context_log import concept_rules
-
-    merged: dict[str, list[Any]] = {}
-    seen: set[str] = set()
-    merge_rules(merged, seen, concept_rules(concepts, locale, datetime.now(UTC)), "terms")
-    if voice is not None:
-        merge_rules(merged, seen, voice.term_rules, "voice")
-    return MergedRules(merged, locale)
-
-
-def merge_rules(
-    merged: dict[str, list[Any]], seen: set[str], rules: Iterable[Any], origin: str
-) -> None:
-    """Add the rules that reject a wording to ``merged`` (key -> [say, also, not, note, from,
-    advisory]), each avoided word once (``seen`` holds those said already, case-folded)."""
-    for rule in rules:
-        if not rule.rejects:
-            continue
-        avoided = []
-        for form in (rule.term, *rule.forms):
-            folded = form.casefold()
-            if form and folded not in seen:
-                seen.add(folded)
-                avoided.append(form)
-        if not avoided:
-            continue
-        key = rule.replacement.casefold() or "\0" + avoided[0].casefold()
-        entry = merged.get(key)
-        if entry is None:
-            entry = merged[key] = [rule.replacement, [], [], rule.note, [origin], True]
-        elif origin not in entry[4]:
-            entry[4].append(origin)
-        entry[2].extend(avoided)
-        also = entry[1]
-        for accepted in rule.accepted:
-            if accepted.text not in also:
-                also.append(accepted.text)
-        entry[5] = entry[5] and rule.advisory
-
-
-def with_voice(store: dict[str, list[Any]], voice: VoiceProfile | None, locale: str) -> MergedRules:
-    """The store's merged rules (as :func:`merge_rules` left them), then the voice's."""
-    if voice is None:
-        return MergedRules(store, locale)
-    merged = {
-        key: [e[0], list(e[1]), list(e[2]), e[3], list(e[4]), e[5]] for key, e in store.items()
-    }
-    seen = {form.casefold() for entry in merged.values() for form in entry[2]}
-    merge_rules(merged, seen, voice.term_rules, "voice")
-    return MergedRules(merged, locale)
-
-
 def _suggestions(
     folded: Fold, coordinates: Mapping[str, str], said: set[tuple[str, str]]
 ) -> list[ContextSuggestion]:
@@ -935,7 +740,7 @@ def _profile_answer(context: Any, request: ContextReadRequest, notes: list[str])
     locale = request.locale or context.workspace.source_language
     merged = merged_rules(concepts, voice, locale)
     rules = merged.rules(DEFAULT_CONTEXT_TERMS_LIMIT)
-    terms, terms_total = _terms(
+    terms, terms_total = find_terms(
         concepts, locale, datetime.now(UTC), limit=DEFAULT_CONTEXT_TERMS_LIMIT
     )
     present = sum(bool(x) for x in (voice is not None, terms, rules))
@@ -1164,7 +969,7 @@ def search_context(request: ContextSearchRequest, workspace: Workspace) -> Conte
     notes: list[str] = []
     concepts = _concepts(context, notes)
     locale = request.locale
-    hits, _ = _terms(concepts, locale, datetime.now(UTC), needle=needle)
+    hits, _ = find_terms(concepts, locale, datetime.now(UTC), needle=needle)
     hits.sort(
         key=lambda h: (
             h.term.casefold() != needle,
@@ -1173,7 +978,7 @@ def search_context(request: ContextSearchRequest, workspace: Workspace) -> Conte
         )
     )
     retired = {
-        h.term.casefold() for h in _terms(concepts, "", datetime.now(UTC))[0] if h.discouraged
+        h.term.casefold() for h in find_terms(concepts, "", datetime.now(UTC))[0] if h.discouraged
     }
     precedent = []
     for entry_id, entry_locale, text in context.store.memory_search(query, request.limit):

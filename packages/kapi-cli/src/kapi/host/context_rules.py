@@ -21,7 +21,7 @@ from kapi.core.context.errors import ContextError
 from kapi.host.wire import encode
 
 if TYPE_CHECKING:
-    from kapi.host.context import ContextRule
+    from kapi.host.context_terms import ContextRule
     from kapi.host.workspace import Workspace
 
 __all__ = [

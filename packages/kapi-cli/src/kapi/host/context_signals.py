@@ -259,8 +259,8 @@ def sync_merged(request: ContextSyncRequest, workspace: Workspace) -> ContextSyn
     toward the rule, then settle the log (a merge is a person's signal)."""
     from kapi.core.change.ports import Actor, ActorKind
     from kapi.core.context.signals import UseCounter, common_folder, merge_address, pr_number
-    from kapi.host.context_ops import record_ops
     from kapi.host.context_project import ProjectContext
+    from kapi.host.context_write import record_ops
     from kapi.host.governance import Governance
 
     if request.actor.kind != ActorKind.PERSON:
@@ -312,7 +312,7 @@ def sync_merged(request: ContextSyncRequest, workspace: Workspace) -> ContextSyn
             records.append(record)
     settled_before = {e.id for e in before.established}
     after = record_ops(context, records, tool, before) if records else before
-    from kapi.host.context_ops import describe
+    from kapi.host.context_write import describe
 
     for record in records:
         said = record.signal
@@ -357,8 +357,8 @@ def record_usage(workspace: Workspace, report: Report, governance: Governance) -
     from kapi.core.change.ports import Actor, ActorKind
     from kapi.core.check.target import ScopeStatus
     from kapi.core.context.signals import UseCounter, common_folder, usage_address
-    from kapi.host.context_ops import record_ops
     from kapi.host.context_project import ProjectContext
+    from kapi.host.context_write import record_ops
 
     scope = report.scope
     files = [f.path for f in scope.files if f.status == ScopeStatus.CHECKED] if scope else []

@@ -14,13 +14,18 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from kapi.core.errors import KapiError
+
 __all__ = ["Unusual", "built", "count", "flag", "maybe", "pairs", "text", "texts"]
 
 Read = Callable[[Any], Any]
 
 
-class Unusual(Exception):
-    """A row of another shape than the store writes."""
+class Unusual(KapiError):
+    """A row of another shape than the store writes (the reader's caller reads it another
+    way, so it never reaches a door)."""
+
+    code = "invalid"
 
 
 def text(value: Any) -> str:
