@@ -131,10 +131,11 @@ def test_help_says_who_may_run_each_verb(project):
         "log": "(agent or person)",
         "review": "(person only)",
         "reset": "(person only)",
-        "sync": "(person)",
+        "sync": "(person only)",
     }
     for verb, says in who.items():
         assert says in " ".join(ok(project, "context", verb, "--help").split()), verb
+    assert "(agent or person)" in ok(project, "context", "docs/intro.md", "--help")
     assert "(person only)" in " ".join(ok(project, "store", "import", "--help").split())
     assert "context" in ok(project, "--help")
 
@@ -169,12 +170,21 @@ def test_bad_input_is_refused_saying_what_to_do_and_changes_nothing(project):
         (("context", "review", "--keep", "0"), "", 2, "give more characters"),
         (("context", "note", "x", "--seen-in", "../outside.md"), "s-one", 2, "not inside"),
         (("context", "reset", "--before", mine), "s-one", 3, "only a person resets"),
+        (("context", "review", "--drop", mine[:10]), "s-one", 3, "only a person drops"),
+        (("context", "review", "--choose", mine[:10]), "s-one", 3, "only a person"),
+        (("context", "review", "--widen-to", "project"), "s-one", 3, "only a person widens"),
+        (("context", "sync", "--files-only"), "s-one", 3, "only a person syncs"),
+        (("context", "sync", "--merged", "HEAD~1..HEAD"), "s-one", 3, "only a person syncs"),
+        (("store", "import", "x.jsonl"), "s-one", 3, "only a person imports"),
     ]
+    (project / "x.jsonl").write_text("", encoding="utf-8")
     for args, session, code, says in cases:
         done = run(project, *args, session=session)
         assert done.returncode == code, (args, done.stderr)
         assert says in done.stderr, (args, done.stderr)
         assert "Traceback" not in done.stderr
+        if session and code == 3 and "another session" not in says:  # the policy's refusals
+            assert "kapi context review" in done.stderr, (args, done.stderr)
     assert _log(project) == log and (project / "AGENTS.md").read_bytes() == agents
 
     broken = b"# Mine\n\n<!-- kapi:rules\n- half a section\n"

@@ -475,8 +475,13 @@ def test_widening_is_recorded_for_a_rule_in_force_and_refused_to_the_workspace(p
     with pytest.raises(ContextError, match="shared by the projects"):
         review(project, keep=(op,), widen_to="workspace")
     review(project, keep=(op,))
-    done = review(project, widen_to="project")
-    assert [d.kind for d in done.decisions] == ["widen"]
+    other = quickcast(project, TWO)
+    before = state(project)
+    with pytest.raises(ContextError, match="nothing to widen"):  # it holds project-wide
+        review(project, widen_to="project")
+    with pytest.raises(ContextError, match="changes nothing; widen one of its axes"):
+        review(project, keep=(other,), widen_to="channel")
+    assert state(project) == before
 
 
 def test_outside_a_project_the_context_says_to_run_kapi_init(tmp_path):

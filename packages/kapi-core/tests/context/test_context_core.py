@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from context_log_fakes import AGENT_A, AGENT_B, PERSON, TOOL, MemoryLog
 
 from kapi.core.change.ports import Actor, ActorKind
 from kapi.core.context.errors import ContextError, ContextRefused
@@ -18,17 +19,12 @@ from kapi.core.context.record import (
     Evidence,
     OpKind,
     Record,
-    Scope,
+    Signal,
     Status,
     Subject,
     TermRule,
 )
 from kapi.core.context.wire import decode_record, encode_record
-
-AGENT_A = Author("agent", "claude-code", "s-one")
-AGENT_B = Author("agent", "claude-code", "s-two")
-PERSON = Author("person", "ana@example.com")
-TOOL = Author("tool", "check")
 
 
 def test_the_change_services_actor_is_an_author_too():
@@ -37,40 +33,6 @@ def test_the_change_services_actor_is_an_author_too():
     person_decides(actor, OpKind.OBSERVE)
     with pytest.raises(ContextRefused):
         person_decides(actor, OpKind.KEEP)
-
-
-class MemoryLog:
-    """An in-memory log: records appended with ids minted one millisecond apart."""
-
-    def __init__(self) -> None:
-        self.records: list[Record] = []
-        self.clock = datetime(2026, 3, 1, tzinfo=UTC)
-
-    def add(self, kind: OpKind, actor: Actor, **fields: object) -> Record:
-        self.clock += timedelta(milliseconds=1)
-        newest = self.records[-1].id if self.records else ""
-        record = Record(
-            id=mint_id(self.clock, len(self.records), newest),
-            kind=kind,
-            actor=actor,
-            **fields,  # type: ignore[arg-type]
-        )
-        self.records.append(record)
-        return record
-
-    def rule(self, actor: Actor, say: str, *avoid: str, coordinates=None) -> Record:
-        return self.add(
-            OpKind.OBSERVE,
-            actor,
-            subject=Subject(kind="term", term=avoided_forms(say, avoid)),
-            evidence=(Evidence(path="docs/a.md"),),
-            scope=Scope(coordinates=coordinates or {}),
-        )
-
-    def status(self, record: Record, **kw: object) -> Status:
-        entry = fold(self.records, **kw).entry(record.id)  # type: ignore[arg-type]
-        assert entry is not None
-        return entry.status
 
 
 # --- ids ---------------------------------------------------------------------------
@@ -142,6 +104,36 @@ def test_a_record_round_trips_with_from_on_the_wire():
     assert data["correction"] == {"from": "utilise", "to": "use"}
     assert data["kind"] == "correct" and "target" not in data
     assert decode_record({**data, "kind": "context.correct"}) == record
+
+
+def test_a_stored_record_reads_as_the_converter_reads_it():
+    log = MemoryLog()
+    records = [
+        log.rule(AGENT_A, "Quickcast", "Quick cast", coordinates={"channel": "app"}),
+        log.add(
+            OpKind.CORRECT,
+            PERSON,
+            correction=Correction(from_="log in", to="sign in"),
+            subject=Subject(kind="note", text='"log in" became "sign in"'),
+            evidence=(Evidence(path="a.md", unit="k", quote="log in"),),
+        ),
+        log.add(OpKind.KEEP, PERSON, target="0abc", replacement="QuickCast", advisory=False),
+        log.add(
+            OpKind.SIGNAL,
+            Author("tool", "sync"),
+            target="0abc",
+            signal=Signal(source="merge", commit="f00", pr="12", preferred=2),
+            address="sha256:1",
+        ),
+        log.add(OpKind.ESTABLISH, Author("tool", "settle"), target="0abc", because=("0def",)),
+    ]
+    for record in records:
+        data = encode_record(record)
+        assert decode_record(data, stored=True) == decode_record(data) == record
+    later = {**encode_record(records[0]), "written_by": "a later kapi"}
+    assert decode_record(later, stored=True) == records[0]  # the converter reads it
+    with pytest.raises(ContextError, match="cannot be read"):
+        decode_record({**encode_record(records[0]), "actor": {"kind": "robot"}}, stored=True)
 
 
 def test_an_unreadable_record_names_what_is_wrong():
@@ -342,11 +334,13 @@ def test_widening_is_a_persons_even_for_a_tool():
         person_decides(TOOL, OpKind.ESTABLISH, widening=True)
 
 
-def test_a_tool_may_signal_and_establish_but_not_keep():
+def test_a_tool_may_signal_and_establish_but_decide_nothing():
     for kind in (OpKind.OBSERVE, OpKind.CORRECT, OpKind.SIGNAL, OpKind.ESTABLISH):
         person_decides(TOOL, kind)
-    with pytest.raises(ContextRefused, match="only a person"):
-        person_decides(TOOL, OpKind.KEEP)
+    refused = (OpKind.KEEP, OpKind.DROP, OpKind.WIDEN, OpKind.RESET, OpKind.WITHDRAW)
+    for kind in (*refused, OpKind.EDIT, OpKind.IMPORT):
+        with pytest.raises(ContextRefused, match="only a person"):
+            person_decides(TOOL, kind)
 
 
 def test_a_person_may_do_everything():

@@ -444,3 +444,37 @@ def _grouped(bundle: TermsBundle) -> TermsBundle:
 @given(_bundles())
 def test_tbx_round_trip(bundle: TermsBundle) -> None:
     assert parse_tbx(write_tbx(bundle)) == _grouped(bundle)
+
+
+def test_stored_concepts_are_read_as_the_bundle_converter_reads_them():
+    import cattrs
+
+    from kapi.core.governance.terms import _converter, decode_stored_concepts
+
+    concepts = (
+        Concept(id="term:en:a", terms=(Term(text="a", locale="en"),)),
+        Concept(
+            id="term:en:quickcast",
+            domain="product",
+            definition="The casting app",
+            do_not_translate=True,
+            properties={"coordinates": "channel=app", "origin": "0abc"},
+            terms=(
+                Term(text="Quickcast", locale="en", status="preferred", forms=("Quickcasts",)),
+                Term(text="Quick cast", locale="en", status="forbidden", note="one word"),
+                Term(
+                    text="QC",
+                    locale="en",
+                    status="deprecated",
+                    competitor_term=True,
+                    validity=TermValidity(valid_to="2030-01-01"),
+                ),
+            ),
+        ),
+    )
+    rows = encode_terms_bundle(TermsBundle(concepts=concepts))["concepts"]
+    assert decode_stored_concepts(rows) == list(concepts)
+    assert decode_stored_concepts(rows) == [_converter().structure(r, Concept) for r in rows]
+    odd = [{**rows[0], "terms": [{"text": "a", "locale": "en", "status": 3}]}]
+    with pytest.raises(cattrs.BaseValidationError):  # not the shape a store writes
+        decode_stored_concepts(odd)

@@ -94,7 +94,7 @@ def context() -> None:
     kapi context log             the operations, with their status (agent or person)
     kapi context review          keep, drop or choose suggestions (person only)
     kapi context reset           set aside everything recorded since a point (person only)
-    kapi context sync            rewrite the rules files in AGENTS.md / CLAUDE.md (person)
+    kapi context sync            read merged changes, rewrite the rules files (person only)
 
     An agent's notes only advise: they reach `kapi check` as suggestions that never fail,
     until a person keeps them with `kapi context review`.
@@ -384,8 +384,8 @@ def _print_digest(digest: Any) -> None:
             line += f", seen in {item.seen_in})" if item.seen_in else ")"
             if item.contested_by:
                 line += " [contested by " + " ".join("#" + c[:10] for c in item.contested_by) + "]"
-            if item.standing:
-                line += f" · {item.standing}"
+            if item.standing.text():
+                line += f" · {item.standing.text()}"
             say(line)
     if empty:
         say("Nothing to review.")
@@ -458,33 +458,88 @@ def reset(before: str, dry_run: bool, as_json: bool) -> None:
 
 
 @context.command()
-@click.option("--files-only", is_flag=True, help="Only rewrite the rules files.")
+@click.option(
+    "--merged",
+    default="",
+    metavar="RANGE",
+    help="Read the merges of a git range (e.g. main~5..main) as signals.",
+)
+@click.option(
+    "--files-only",
+    is_flag=True,
+    help="Only bring the terms store and the rules files in step with the log.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print what changed as JSON.")
-def sync(files_only: bool, as_json: bool) -> None:
-    """Rewrite kapi's section of AGENTS.md and CLAUDE.md from the context (person).
+def sync(merged: str, files_only: bool, as_json: bool) -> None:
+    """Read merged changes into the context, and rewrite the rules files (person only).
 
-    Only the text between `<!-- kapi:rules` and `<!-- /kapi:rules -->` is kapi's;
-    the text around it is never touched. Sharing the log with a team's backend
-    (`context.backend` in kapi.yaml) is not available yet: use --files-only, and
-    `kapi store export` / `kapi store import` to move the log through git.
+    --merged RANGE reads the merges of a git range (first parent, so a merged pull
+    request is one change; run it in CI after a merge): for each rule the context
+    states, the lines a merge added with the preferred wording and removed with an
+    avoided one become a merge signal, which settles a suggestion as a person's
+    signal would. Reading a range twice records nothing new. --files-only rewrites
+    kapi's section of AGENTS.md and CLAUDE.md (only the text between
+    `<!-- kapi:rules` and `<!-- /kapi:rules -->` is kapi's), after writing to the
+    terms store any rule the log establishes that it lacks.
+
+    A team backend (`context.backend` in kapi.yaml) is not available yet: move the
+    log through git with `kapi store export` / `kapi store import`.
     """
-    from kapi.host.context_rules import write_rules_files
+    from kapi.core.context.errors import ContextRefused
+    from kapi.core.context.policy import REVIEW_HINT
     from kapi.host.errors import EXIT_USAGE, HostError
 
+    actor = _actor()
+    if actor.kind != "person":
+        _fail(
+            ContextRefused(
+                f"only a person syncs the context (or CI, as the person's tool); {REVIEW_HINT}"
+            ),
+            as_json,
+        )
+    if merged and files_only:
+        _fail(
+            HostError("--merged and --files-only exclude one another", exit_code=EXIT_USAGE),
+            as_json,
+        )
+    if merged:
+        from kapi.host.context_signals import ContextSyncRequest, sync_merged
+
+        try:
+            done = sync_merged(ContextSyncRequest(actor=actor, merged=merged), workspace_of())
+        except KapiError as err:
+            _fail(err, as_json)
+        if as_json:
+            emit_json(done.encoded())
+            return
+        say(f"read {done.commits} merged commit(s); {len(done.signals)} signal(s) recorded")
+        for line in done.signals:
+            say(f"  #{line.operation[:10]} {line.text}")
+        for op_id in done.settled:
+            say(f"settled #{op_id[:10]}: established by the merges")
+        return
     if not files_only:
         _fail(
             HostError(
-                "no context backend is set (context.backend in kapi.yaml); "
-                "run `kapi context sync --files-only` to rewrite the rules files, and move "
-                "the log with `kapi store export` / `kapi store import`",
+                "no context backend is set (context.backend in kapi.yaml): "
+                "`kapi context sync --merged RANGE` reads merged changes, `--files-only` "
+                "rewrites the rules files, and `kapi store export` / `kapi store import` "
+                "move the log through git",
                 exit_code=EXIT_USAGE,
             ),
             as_json,
         )
+    from kapi.host.context_rules import write_rules_files
+    from kapi.host.context_write import bring_in_step
+
+    workspace = workspace_of()
     try:
-        result = write_rules_files(workspace_of())
+        moved = bring_in_step(workspace, actor)
+        result = write_rules_files(workspace)
     except KapiError as err:
         _fail(err, as_json)
+    if moved and not as_json:
+        say(f"brought {moved} rule(s) of the terms store in step with the log")
     if as_json:
         emit_json(result.encoded())
         return

@@ -147,6 +147,8 @@ def run_check(request: CheckRequest, workspace: Workspace) -> CheckOutcome:
         error = governance_error(err)
         error.exit_code = EXIT_USAGE if err.source == "options" else EXIT_ERROR
         raise error from None
+    if _whole_project(request, workspace):
+        _record_usage(workspace, report, governance)
     ship = None
     if request.ship:
         from kapi.host.ship import GATES, ship_report
@@ -158,6 +160,27 @@ def run_check(request: CheckRequest, workspace: Workspace) -> CheckOutcome:
             bilingual=request.target is not None,
         )
     return CheckOutcome(report=report, ship=ship, skipped=tuple(skipped), no_fail=request.no_fail)
+
+
+def _whole_project(request: CheckRequest, workspace: Workspace) -> bool:
+    """A check of the project's declared content: no files named, no text, no diff."""
+    return (
+        not request.files
+        and request.text is None
+        and not request.diff_scoped
+        and workspace.project is not None
+    )
+
+
+def _record_usage(workspace: Workspace, report: Report, governance: Governance) -> None:
+    """Record the uses of the context's rules the check counted (never fails the check)."""
+    import contextlib
+
+    from kapi.host.context_signals import record_usage
+
+    with contextlib.suppress(Exception):
+        if workspace.store is not None:
+            record_usage(workspace, report, governance)
 
 
 def _options(request: CheckRequest) -> CheckOptions:

@@ -9,16 +9,25 @@ become notes, never errors: an agent always gets an answer.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from attrs import field, frozen
 
 from kapi.core.context.errors import ContextError
-from kapi.core.context.fold import Entry, Fold, meet
+from kapi.core.context.fold import Entry, Fold
 from kapi.core.context.record import Evidence
-from kapi.host.wire import encode
+from kapi.core.context.scope import applies_at
+from kapi.core.context.settle import Standing
+from kapi.host.context_terms import (
+    ContextRule,
+    ContextTermHit,
+    find_terms,
+    merged_rules,
+    with_voice,
+)
+from kapi.host.wire import plain
 
 if TYPE_CHECKING:
     from kapi.core.change.ports import Actor
@@ -92,49 +101,39 @@ class ContextVoice:
 
 @frozen
 class ContextProvenance:
+    """Where the answer was read: the project, the context log's revision (its operation
+    count), whether the terms store is behind the log (and why), and the merges read last."""
+
     project: str
     revision: int
     stale: bool = False
     reason: str = ""
+    sync: str = ""
+
+    def sentence(self) -> str:
+        said = f"Read from project `{self.project}` at context revision {self.revision}, "
+        said += f"content stale: {self.reason}." if self.stale else "content current."
+        return said + (f" {self.sync[:1].upper()}{self.sync[1:]}." if self.sync else "")
 
 
 @frozen
-class TopUse:
-    document: str
-    block_id: str
-    locale: str
-    snippet: str
-    point: str = ""
+class ContextKeep:
+    """Wording held elsewhere in the project but not here: ``keep`` stays as it is here,
+    though a kept rule renames it to ``instead`` in ``held_in``."""
 
-
-@frozen
-class ContextTermHit:
-    concept_id: str
-    term: str
-    locale: str
-    status: str
-    definition: str = ""
-    domain: str = ""
-    replacement: str = ""
-    discouraged: bool = False
-    valid_from: str = ""
-    valid_to: str = ""
-    uses: int = 0
-    use_blocks: int = 0
-    top_uses: tuple[TopUse, ...] = ()
-
-
-@frozen
-class ContextRule:
-    """A merged rule: say ``say`` (or accept ``also``), not ``not_`` (``not`` on the wire)."""
-
-    say: str
-    also: tuple[str, ...] = ()
-    not_: tuple[str, ...] = ()
-    note: str = ""
+    keep: tuple[str, ...]
+    instead: str
+    held_in: tuple[str, ...] = ()
     locale: str = ""
-    from_: tuple[str, ...] = ()
-    advisory: bool = False
+
+    def line(self) -> str:
+        said = " and ".join(f'"{k}"' for k in self.keep)
+        many = len(self.keep) > 1
+        where = " and ".join(self.held_in) or "other parts of the project"
+        return (
+            f"{said} {'are' if many else 'is'} correct here; do not rename "
+            f'{"them" if many else "it"} to "{self.instead}". That rename holds only in {where}.'
+        )
 
 
 @frozen
@@ -153,7 +152,7 @@ class ContextSuggestion:
     session: str = ""
     at: str = ""
     evidence: tuple[Evidence, ...] = ()
-    standing: str = ""
+    standing: Standing = field(factory=Standing)
 
 
 @frozen
@@ -184,37 +183,18 @@ class ContextAnswer:
     attention: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     notice: str = ""
-    keep: tuple[str, ...] = ()
+    keep: tuple[ContextKeep, ...] = ()
     profile_name: str = ""
     explain: bool = False
 
     def encoded(self) -> dict[str, Any]:
-        data: dict[str, Any] = encode(self)
+        data: dict[str, Any] = plain(self)
         data.pop("profile_name")
         data.pop("explain")
         return data
 
     def markdown(self) -> str:
         return _brief(self)
-
-
-def _register_rule_names() -> None:
-    from cattrs.gen import make_dict_unstructure_fn, override
-
-    from kapi.host.wire import converter
-
-    converter.register_unstructure_hook(
-        ContextRule,
-        make_dict_unstructure_fn(
-            ContextRule,
-            converter,
-            not_=override(rename="not"),
-            from_=override(rename="from"),
-        ),
-    )
-
-
-_register_rule_names()
 
 
 # --- resolving a location -------------------------------------------------------------
@@ -238,14 +218,18 @@ def read_context(request: ContextReadRequest, workspace: Workspace) -> ContextAn
     governance, point, voice, voice_source = _resolve(
         context, path, locale, notes, attention, comments=request.comments
     )
-    concepts = _concepts(governance or context, notes)
-    folded = _fold(governance, context, concepts, locale, notes)
-    terms, terms_total = _terms(
-        concepts, locale, datetime.now(UTC), limit=DEFAULT_CONTEXT_TERMS_LIMIT
-    )
-    rules = merged_rules(concepts, voice, locale)
     coordinates = dict(point.coordinates) if point is not None else {}
-    suggestions = _suggestions(folded, coordinates, rules)
+    found = _store_terms(context, governance, locale, coordinates, notes)
+    terms, terms_total = found.terms, found.total
+    merged = with_voice(found.merged, voice, locale)
+    rules = merged.rules(DEFAULT_CONTEXT_TERMS_LIMIT)
+    folded = _fold(governance, context, locale, notes)
+    suggestions = _suggestions(folded, coordinates, merged.said)
+    keep: list[ContextKeep] = []
+    if found.scoped:  # a kept rule holds only at some points: say what stays as it is here
+        concepts = _concepts(governance or context, notes)
+        here = _here(governance, concepts, coordinates)
+        keep = keep_as_is(context.workspace, governance, concepts, here, locale)
     present = sum(bool(x) for x in (voice is not None, terms, rules))
     coverage = "covered" if present >= 2 else "thin" if present == 1 else "empty"
     if coverage == "empty" and suggestions:
@@ -268,9 +252,7 @@ def read_context(request: ContextReadRequest, workspace: Workspace) -> ContextAn
         point=_point(path, point),
         scope="project",
         coverage=coverage,
-        provenance=ContextProvenance(
-            project=context.log.project, revision=len(folded.records) if folded else 0
-        ),
+        provenance=provenance(context, folded, locale),
         voice=_voice(voice, voice_source, point),
         voice_brief=brief,
         constraints=tuple(c.statement for c in voice.constraints if c.statement)
@@ -278,14 +260,231 @@ def read_context(request: ContextReadRequest, workspace: Workspace) -> ContextAn
         else (),
         terms=tuple(terms),
         terms_total=terms_total,
-        rules=tuple(rules[:DEFAULT_CONTEXT_TERMS_LIMIT]),
-        rules_total=len(rules),
+        rules=tuple(rules),
+        rules_total=merged.total,
         suggestions=tuple(suggestions),
         profiles=tuple(_profiles(context)),
         attention=tuple(attention),
         notes=tuple(notes),
+        keep=tuple(keep),
         explain=request.explain,
     )
+
+
+def _store_terms(
+    context: Any, governance: Any, locale: str, coordinates: dict[str, str], notes: list[str]
+) -> Any:
+    """The terms store's merged rules and first terms at the point (kept between runs)."""
+    from kapi.host.context_terms import StoreTerms, store_terms
+
+    try:
+        if governance is None:
+            concepts = tuple(context.store.concepts())
+            here = _here(None, concepts, coordinates)
+            merged = merged_rules(here, None, locale)
+            hits, total = find_terms(
+                here, locale, datetime.now(UTC), limit=DEFAULT_CONTEXT_TERMS_LIMIT
+            )
+            return StoreTerms(merged.merged, hits, total, scoped=len(here) != len(concepts))
+        return store_terms(
+            context.store,
+            context.project,
+            locale,
+            coordinates,
+            DEFAULT_CONTEXT_TERMS_LIMIT,
+            governance.concepts,
+            governance.concepts_at,
+        )
+    except Exception as err:  # a damaged store is a note: the rest still answers
+        notes.append(f"The terms store could not be read: {err}")
+        return StoreTerms({}, [], 0, scoped=False)
+
+
+def _here(
+    governance: Any, concepts: tuple[Concept, ...], coordinates: Mapping[str, str]
+) -> tuple[Concept, ...]:
+    """The concepts that hold at a point (a kept rule's concept holds where it was kept)."""
+    if governance is not None:
+        return tuple(governance.concepts_at(coordinates))
+    if not any(c.properties for c in concepts):
+        return concepts
+    from kapi.core.context.scope import holds_at
+
+    return tuple(c for c in concepts if holds_at(c.properties, coordinates))
+
+
+def collection_folders(workspace: Workspace) -> list[tuple[str, str]]:
+    """The folders the collections read, each with a sample path a collection claims there:
+    the part of each content glob before its first wildcard."""
+    project = workspace.project
+    if project is None:
+        return []
+    out: dict[str, str] = {}
+    for collection in project.collections:
+        for item in collection.items:
+            parts = item.path.split("/")
+            folder: list[str] = []
+            for part in parts[:-1]:
+                if any(c in part for c in "*?[{"):
+                    break
+                folder.append(part)
+            if folder:
+                out.setdefault("/".join(folder), _sample(item.path))
+    return sorted(out.items())
+
+
+def _sample(pattern: str) -> str:
+    """A path the glob ``pattern`` matches: ``docs/**/*.md`` gives ``docs/AGENTS.md``."""
+    import re
+
+    name = pattern.replace("**/", "")
+    name = re.sub(r"\{([^,}]*)[^}]*\}", r"\1", name)
+    name = re.sub(r"\[[^\]]*\]", "x", name).replace("?", "x")
+    head, _, last = name.rpartition("/")
+    if "*" in last:
+        last = last.replace("*", "AGENTS", 1).replace("*", "")
+    return (head.replace("*", "x") + "/" if head else "") + last
+
+
+def keep_as_is(
+    workspace: Workspace,
+    governance: Any,
+    concepts: Sequence[Concept],
+    here: Sequence[Concept],
+    locale: str,
+) -> list[ContextKeep]:
+    """The wording a kept rule renames elsewhere but that stays as it is at this point (only
+    the old wording: never a spelling variant of the new name), with where the rename holds."""
+    if len(here) == len(concepts):
+        return []
+    from kapi.core.context.scope import (
+        PROP_COORDINATES,
+        applies_at,
+        holds_at,
+        parse_coordinates,
+        spelling_variant,
+    )
+    from kapi.core.governance.terms import _preferred, locale_matches
+
+    held = {c.id for c in here}
+    folders = None
+    out = []
+    for concept in concepts:
+        if concept.id in held or not concept.properties:
+            continue
+        terms = [t for t in concept.terms if locale_matches(t.locale, locale)]
+        preferred = _preferred(terms)
+        if preferred is None:
+            continue
+        keep = tuple(
+            t.text
+            for t in terms
+            if (t.competitor_term or t.status in ("deprecated", "forbidden"))
+            and not spelling_variant(t.text, preferred.text)
+        )
+        if not keep:
+            continue
+        if folders is None:
+            folders = _folder_points(workspace, governance)
+        held_in = tuple(f + "/" for f, point in folders if holds_at(concept.properties, point))
+        if not held_in:
+            scoped = parse_coordinates(concept.properties.get(PROP_COORDINATES, ""))
+            if scoped and not applies_at(scoped, {}):
+                held_in = ("files at " + ", ".join(f"{a} {v}" for a, v in scoped.items()),)
+        out.append(ContextKeep(keep=keep, instead=preferred.text, held_in=held_in, locale=locale))
+    out.sort(key=lambda k: (k.instead.casefold(), k.keep))
+    return out
+
+
+def _folder_points(workspace: Workspace, governance: Any) -> list[tuple[str, Mapping[str, str]]]:
+    if governance is None:
+        return []
+    from kapi.core.governance.errors import GovernanceError
+    from kapi.core.governance.resolve import resolve_governance
+
+    out: list[tuple[str, Mapping[str, str]]] = []
+    for folder, sample in collection_folders(workspace):
+        try:
+            point = resolve_governance(governance.recipe, sample, at=governance.at)
+        except GovernanceError:
+            continue
+        out.append((folder, dict(point.coordinates)))
+    return out
+
+
+def provenance(context: Any, folded: Fold, locale: str) -> ContextProvenance:
+    """The log's revision read, whether the terms store is behind it, and the last merges read."""
+    reason = store_behind(folded, context.store, locale)
+    merges = [
+        r.signal
+        for r in folded.records
+        if r.signal is not None and r.signal.source == "merge" and r.id not in folded.reset
+    ]
+    sync = ""
+    if merges:
+        last = merges[-1]
+        sync = f"merges read up to {last.commit[:7]}" + (f" (#{last.pr})" if last.pr else "")
+    return ContextProvenance(
+        project=context.log.project,
+        revision=len(folded.records),
+        stale=bool(reason),
+        reason=reason,
+        sync=sync,
+    )
+
+
+def store_behind(folded: Fold, store: Any, locale: str) -> str:
+    """Why the terms store does not say what the log establishes ("" when it does): a rule the
+    log establishes whose wording the store lacks, or a rule kapi wrote that the log no longer
+    establishes."""
+    from kapi.core.context.record import OpKind, Status
+    from kapi.core.context.scope import PROP_ORIGIN
+    from kapi.host.context_log import concept_rules
+
+    kept = [
+        e
+        for e in folded.established
+        if e.rule is not None and e.rule.term and e.record.kind in (OpKind.OBSERVE, OpKind.CORRECT)
+    ]
+    missing = []
+    if kept:
+        words = {f for e in kept if e.rule is not None for f in e.rule.avoided}
+        rejected = {
+            r.term.casefold()
+            for r in concept_rules(store.concepts_naming(words), locale)
+            if r.rejects
+        }
+        for entry in kept:
+            rule = entry.rule
+            assert rule is not None
+            said = rule.replacement.casefold()
+            if any(f.casefold() not in rejected for f in rule.avoided if f.casefold() != said):
+                missing.append(entry.record.short)
+    leftover = []
+    for concept in store.concepts_with_properties():
+        origin = concept.properties.get(PROP_ORIGIN)
+        if not origin or not any(t.status in ("deprecated", "forbidden") for t in concept.terms):
+            continue
+        found = folded.entry(origin)
+        if found is not None and found.status != Status.ESTABLISHED:
+            leftover.append(origin[:10])
+    parts = []
+    if missing:
+        parts.append(
+            f"the terms store lacks the wording of {_ids(missing)}, which the log establishes"
+        )
+    if leftover:
+        parts.append(
+            f"the terms store still holds {_ids(leftover)}, which the log no longer establishes"
+        )
+    if parts:
+        parts.append("`kapi context sync --files-only` brings it in step")
+    return "; ".join(parts)
+
+
+def _ids(shorts: Sequence[str], shown: int = 5) -> str:
+    named = " ".join("#" + s for s in shorts[:shown])
+    return named + (f" and {len(shorts) - shown} more" if len(shorts) > shown else "")
 
 
 def _location(context: Any, path: str) -> str:
@@ -327,7 +526,7 @@ def _resolve(
         attention.append(f"The project's governance did not load: {err}")
         return None, None, None, ""
     try:
-        resolved = governance.resolve(path, locale, comments=comments)
+        resolved = governance.resolve(path, locale, comments=comments, suggested=False, terms=False)
     except GovernanceError as err:
         attention.append(f"A binding failed to load: {err.source}: {err.message}")
         from kapi.core.governance.resolve import resolve_governance
@@ -353,16 +552,15 @@ def _concepts(source: Any, notes: list[str]) -> tuple[Concept, ...]:
         return ()
 
 
-def _fold(
-    governance: Any, context: Any, concepts: Sequence[Concept], locale: str, notes: list[str]
-) -> Fold:
-    from kapi.host.context_log import store_rules
+def _fold(governance: Any, context: Any, locale: str, notes: list[str]) -> Fold:
+    from kapi.host.context_log import rule_words, store_rules
 
     try:
         if governance is not None and locale == context.workspace.source_language:
             folded: Fold = governance.context_fold()[0] or Fold()
         else:
-            folded = context.log.fold(store_rules(concepts, locale))
+            words = rule_words(context.log.records())
+            folded = context.log.fold(store_rules(context.store.concepts_naming(words), locale))
         return folded
     except Exception as err:
         notes.append(f"The context log could not be read: {err}")
@@ -438,120 +636,12 @@ def voice_brief(voice: VoiceProfile) -> list[str]:
     return lines
 
 
-def _terms(
-    concepts: Iterable[Concept],
-    locale: str,
-    at: datetime,
-    *,
-    limit: int | None = None,
-    needle: str = "",
-) -> tuple[list[ContextTermHit], int]:
-    """The in-window terms (those holding ``needle`` in their text or definition), discouraged
-    first, then preferred, then the rest alphabetically: the first ``limit`` and the count."""
-    from kapi.core.governance.terms import _preferred, _term_valid, locale_matches
-
-    found: list[tuple[tuple[bool, bool, str], Any, Any, Any]] = []
-    for concept in concepts:
-        here = [t for t in concept.terms if locale_matches(t.locale, locale) and _term_valid(t, at)]
-        if not here:
-            continue
-        preferred = None
-        for term in here:
-            if (
-                needle
-                and needle not in term.text.casefold()
-                and needle not in concept.definition.casefold()
-            ):
-                continue
-            discouraged = term.competitor_term or term.status in ("deprecated", "forbidden")
-            if discouraged and preferred is None:
-                preferred = _preferred(here)
-            key = (not discouraged, term.status != "preferred", term.text.casefold())
-            found.append((key, concept, term, preferred if discouraged else None))
-    found.sort(key=lambda item: item[0])
-    hits = [
-        ContextTermHit(
-            concept_id=concept.id,
-            term=term.text,
-            locale=term.locale,
-            status=str(term.status),
-            definition=concept.definition,
-            domain=concept.domain,
-            replacement=preferred.text if preferred is not None else "",
-            discouraged=not key[0],
-            valid_from=term.validity.valid_from if term.validity else "",
-            valid_to=term.validity.valid_to if term.validity else "",
-        )
-        for key, concept, term, preferred in (found if limit is None else found[:limit])
-    ]
-    return hits, len(found)
-
-
-def merged_rules(
-    concepts: Sequence[Concept], voice: VoiceProfile | None, locale: str
-) -> list[ContextRule]:
-    """The rules in force: the terms store, then the voice, keyed on the case-folded ``say``;
-    each avoided word once. Rules that forbid a wording come first."""
-    from kapi.host.context_log import concept_rules
-
-    merged: dict[str, dict[str, Any]] = {}
-    seen: set[str] = set()
-
-    def add(rule: Any, origin: str) -> None:
-        avoided = [f for f in (rule.term, *rule.forms) if f and f.casefold() not in seen]
-        if not avoided:
-            return
-        seen.update(f.casefold() for f in avoided)
-        key = (rule.replacement or "").casefold() or "\0" + avoided[0].casefold()
-        entry = merged.setdefault(
-            key,
-            {
-                "say": rule.replacement,
-                "also": [],
-                "not": [],
-                "note": rule.note,
-                "from": [],
-                "advisory": True,
-            },
-        )
-        entry["not"].extend(avoided)
-        entry["also"].extend(
-            a.text for a in getattr(rule, "accepted", ()) if a.text not in entry["also"]
-        )
-        entry["advisory"] = entry["advisory"] and rule.advisory
-        if origin not in entry["from"]:
-            entry["from"].append(origin)
-
-    for rule in concept_rules(concepts, locale):
-        if rule.rejects:
-            add(rule, "terms")
-    if voice is not None:
-        for rule in voice.term_rules:
-            if rule.rejects:
-                add(rule, "voice")
-    rules = [
-        ContextRule(
-            say=e["say"],
-            also=tuple(e["also"]),
-            not_=tuple(e["not"]),
-            note=e["note"],
-            locale=locale,
-            from_=tuple(e["from"]),
-            advisory=e["advisory"],
-        )
-        for e in merged.values()
-    ]
-    rules.sort(key=lambda r: (r.advisory, r.say.casefold(), r.not_[0].casefold()))
-    return rules
-
-
 def _suggestions(
-    folded: Fold, coordinates: Mapping[str, str], rules: Sequence[ContextRule]
+    folded: Fold, coordinates: Mapping[str, str], said: set[tuple[str, str]]
 ) -> list[ContextSuggestion]:
-    said = {(r.say.casefold(), n.casefold()) for r in rules for n in r.not_}
     out = []
     for entry in folded.advising:
-        if not meet(entry.scope.coordinates, coordinates):
+        if not applies_at(entry.scope.coordinates, coordinates):
             continue
         rule = entry.rule
         if (
@@ -582,7 +672,7 @@ def _suggestion(entry: Entry) -> ContextSuggestion:
         session=record.actor.session,
         at=record.at,
         evidence=record.evidence,
-        standing=entry.standing.text(),
+        standing=entry.standing,
     )
 
 
@@ -648,8 +738,9 @@ def _profile_answer(context: Any, request: ContextReadRequest, notes: list[str])
         notes.append(f"{name} is a voice, not a declared profile: no terms or windows apply.")
     concepts = _concepts(context, notes) if scope == "project" else ()
     locale = request.locale or context.workspace.source_language
-    rules = merged_rules(concepts, voice, locale)
-    terms, terms_total = _terms(
+    merged = merged_rules(concepts, voice, locale)
+    rules = merged.rules(DEFAULT_CONTEXT_TERMS_LIMIT)
+    terms, terms_total = find_terms(
         concepts, locale, datetime.now(UTC), limit=DEFAULT_CONTEXT_TERMS_LIMIT
     )
     present = sum(bool(x) for x in (voice is not None, terms, rules))
@@ -657,15 +748,13 @@ def _profile_answer(context: Any, request: ContextReadRequest, notes: list[str])
         point=_point(SAMPLE_PATH, point),
         scope=scope,
         coverage="covered" if present >= 2 else "thin" if present == 1 else "empty",
-        provenance=ContextProvenance(
-            project=context.log.project, revision=len(context.log.records())
-        ),
+        provenance=provenance(context, _fold(None, context, locale, notes), locale),
         voice=_voice(voice, source, point),
         voice_brief=tuple(voice_brief(voice)) if voice is not None else (),
         terms=tuple(terms),
         terms_total=terms_total,
-        rules=tuple(rules[:DEFAULT_CONTEXT_TERMS_LIMIT]),
-        rules_total=len(rules),
+        rules=tuple(rules),
+        rules_total=merged.total,
         attention=tuple(attention),
         notes=tuple(notes),
         profile_name=name,
@@ -709,8 +798,8 @@ def suggestion_line(s: ContextSuggestion) -> str:
         where = s.evidence[0].path if s.evidence and s.evidence[0].path else ""
         who = s.suggested_by + (f", seen in {where}" if where else "")
         line = f"- {s.replacement}, not {avoided}" + (f": {s.note}" if s.note else "") + f" ({who})"
-        if s.standing:
-            line += f" · {s.standing}"
+        if s.standing.text():
+            line += f" · {s.standing.text()}"
     else:
         line = f"- {s.text}"
     if s.contested_by:
@@ -746,7 +835,7 @@ def _brief(answer: ContextAnswer) -> str:
         lines.append("")
     if answer.keep:
         lines.append("Keep as it is:")
-        lines.extend(f"- {k}" for k in answer.keep)
+        lines.extend(f"- {k.line()}" for k in answer.keep)
         lines.append("")
     if answer.suggestions:
         lines.append("Suggested, not yet established:")
@@ -776,10 +865,7 @@ def _brief(answer: ContextAnswer) -> str:
         else:
             lines.append("- Voice: none is bound here.")
         lines.append(f"- Scope: {answer.scope}.")
-        lines.append(
-            f"- Read from project `{answer.provenance.project}` at context revision "
-            f"{answer.provenance.revision}, content current."
-        )
+        lines.append(f"- {answer.provenance.sentence()}")
         if answer.profiles:
             lines.append("- Governance windows:")
             lines.extend(
@@ -829,7 +915,7 @@ class ContextSearchResult:
     notes: tuple[str, ...] = ()
 
     def encoded(self) -> dict[str, Any]:
-        data: dict[str, Any] = encode(self)
+        data: dict[str, Any] = plain(self)
         return data
 
     def text(self) -> str:
@@ -883,7 +969,7 @@ def search_context(request: ContextSearchRequest, workspace: Workspace) -> Conte
     notes: list[str] = []
     concepts = _concepts(context, notes)
     locale = request.locale
-    hits, _ = _terms(concepts, locale, datetime.now(UTC), needle=needle)
+    hits, _ = find_terms(concepts, locale, datetime.now(UTC), needle=needle)
     hits.sort(
         key=lambda h: (
             h.term.casefold() != needle,
@@ -892,7 +978,7 @@ def search_context(request: ContextSearchRequest, workspace: Workspace) -> Conte
         )
     )
     retired = {
-        h.term.casefold() for h in _terms(concepts, "", datetime.now(UTC))[0] if h.discouraged
+        h.term.casefold() for h in find_terms(concepts, "", datetime.now(UTC))[0] if h.discouraged
     }
     precedent = []
     for entry_id, entry_locale, text in context.store.memory_search(query, request.limit):
@@ -905,7 +991,7 @@ def search_context(request: ContextSearchRequest, workspace: Workspace) -> Conte
                 discouraged=tuple(sorted(r for r in retired if r in folded_text)),
             )
         )
-    folded = _fold(None, context, concepts, locale or workspace.source_language, notes)
+    folded = _fold(None, context, locale or workspace.source_language, notes)
     suggestions = [_suggestion(e) for e in folded.advising if needle in _haystack(e)]
     found = bool(hits) + bool(precedent)
     coverage = "covered" if found >= 2 else "thin" if found or suggestions else "empty"
@@ -915,7 +1001,7 @@ def search_context(request: ContextSearchRequest, workspace: Workspace) -> Conte
         query=query,
         scope="project",
         coverage=coverage,
-        provenance=ContextProvenance(project=context.log.project, revision=len(folded.records)),
+        provenance=provenance(context, folded, locale or workspace.source_language),
         terms=tuple(hits[: request.limit]),
         precedent=tuple(precedent[: request.limit]),
         suggestions=tuple(suggestions[: request.limit]),

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from kapi.core.context.errors import ContextError
-from kapi.core.context.fold import Fold, StoreRule, fold, meet
+from kapi.core.context.fold import Fold, StoreRule, fold
 from kapi.core.context.ids import mint_id, resolve_prefix
 from kapi.core.context.record import Author, OpKind, Record, TermRule
 
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from kapi.core.governance.voice import TermRule as CheckRule
     from kapi.host.store_port import StorePort
 
-__all__ = ["ContextLog", "check_rules", "concept_rules", "store_rules"]
+__all__ = ["ContextLog", "check_rules", "concept_rules", "rule_words", "store_rules"]
 
 _KINDS = {str(k) for k in OpKind}
 
@@ -104,35 +104,71 @@ def _record_of(row: Mapping[str, Any]) -> Record | None:
     kind = str(row.get("kind", "")).removeprefix("context.")
     if kind not in _KINDS:
         return None
-    try:
-        return decode_record(dict(row))
-    except ContextError:
-        pass
-    # an op from before records had this shape: keep what still reads (who, when, what kind)
+    written = row.get("subject")
+    store_write = isinstance(written, dict) and (
+        isinstance(written.get("term"), str) or written.get("kind") == "recipe"
+    )
+    if not store_write:
+        try:
+            return decode_record(row, stored=True)
+        except ContextError:
+            pass
+    # a store write, or an op from before records had this shape: keep what still reads
     bare = {k: row[k] for k in ("id", "kind", "actor", "at") if k in row}
+    if isinstance(written, dict) and isinstance(written.get("term"), str):
+        status = f" {written['status']}" if written.get("status") else ""
+        bare["note"] = f'terms store: "{written["term"]}" ({written.get("locale", "")}){status}'
+    elif isinstance(written, dict) and isinstance(written.get("path"), str):
+        bare["note"] = f"recipe: {written['path']}"
     try:
         return decode_record(bare)
     except ContextError:
         return None
 
 
-_LAST_RULES: list[tuple[object, str, list[Any]]] = []
+_LAST_RULES: list[tuple[object, str, datetime | None, list[Any]]] = []
 
 
-def concept_rules(concepts: Sequence[Concept], locale: str) -> list[CheckRule]:
-    """``rules_from_concepts``, computed once for the concepts a run loaded (the same tuple)."""
+def concept_rules(
+    concepts: Sequence[Concept], locale: str, at: datetime | None = None
+) -> list[CheckRule]:
+    """``rules_from_concepts``, computed once for the concepts a run loaded (the same tuple);
+    with ``at``, only the terms whose validity window holds then."""
     from kapi.core.governance.terms import rules_from_concepts
 
-    for seen, seen_locale, rules in _LAST_RULES:
-        if seen is concepts and seen_locale == locale:
+    for seen, seen_locale, seen_at, rules in _LAST_RULES:
+        if seen is concepts and seen_locale == locale and seen_at == at:
             return rules
-    rules = rules_from_concepts(concepts, locale)
-    _LAST_RULES[:] = [(concepts, locale, rules)]  # the newest run's only: nothing accumulates
+    rules = rules_from_concepts(concepts, locale, at=at)
+    # the newest two only (all concepts, and those at one point): nothing accumulates
+    _LAST_RULES[:] = [(concepts, locale, at, rules), *_LAST_RULES[:1]]
     return rules
 
 
+def rule_words(records: Sequence[Record]) -> set[str]:
+    """Every wording the log's rules name: the store's rules that name none of them cannot
+    disagree with any (``ProjectStore.concepts_naming`` finds the others)."""
+    words: set[str] = set()
+    for record in records:
+        rule = record.rule
+        if rule is not None and rule.term:
+            words.add(rule.replacement)
+            words.update(rule.avoided)
+    return words
+
+
 def store_rules(concepts: Sequence[Concept], locale: str) -> list[StoreRule]:
-    """The terms store's rules that reject a wording, as the fold compares them."""
+    """The terms store's rules that reject a wording, as the fold compares them (each at the
+    point its concept holds, when a kept rule's scope narrows it)."""
+    from kapi.core.context.scope import PROP_COORDINATES, parse_coordinates
+
+    rules = concept_rules(concepts, locale)
+
+    scoped = {
+        c.id: parse_coordinates(c.properties[PROP_COORDINATES])
+        for c in concepts
+        if c.properties and c.properties.get(PROP_COORDINATES)
+    }
     return [
         StoreRule(
             key=rule.concept_id,
@@ -143,8 +179,9 @@ def store_rules(concepts: Sequence[Concept], locale: str) -> list[StoreRule]:
                 advisory=rule.advisory,
                 note=rule.note,
             ),
+            coordinates=scoped.get(rule.concept_id, {}),
         )
-        for rule in concept_rules(concepts, locale)
+        for rule in rules
         if rule.rejects
     ]
 
@@ -157,13 +194,19 @@ def check_rules(
     A suggestion that only restates a rule in force (``in_force``) is left out:
     the rule already reports it.
     """
+    from kapi.core.context.scope import applies_at
     from kapi.core.governance.voice import TermRule as CheckRule
 
-    said = {(s.rule.replacement.casefold(), f.casefold()) for s in in_force for f in s.rule.avoided}
+    said = {
+        (s.rule.replacement.casefold(), f.casefold())
+        for s in in_force
+        if applies_at(s.coordinates, coordinates)
+        for f in s.rule.avoided
+    }
     out: list[CheckRule] = []
     for entry in folded.advising:
         rule = entry.rule
-        if rule is None or not rule.term or not meet(entry.scope.coordinates, coordinates):
+        if rule is None or not rule.term or not applies_at(entry.scope.coordinates, coordinates):
             continue
         if all((rule.replacement.casefold(), f.casefold()) in said for f in rule.avoided):
             continue

@@ -11,7 +11,6 @@ terms store through the change service, the applier ``kapi apply`` uses.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -31,8 +30,10 @@ from kapi.core.context.record import (
     Subject,
     TermRule,
 )
+from kapi.core.context.settle import Standing
 from kapi.host.context_project import ProjectContext
-from kapi.host.errors import EXIT_ERROR, EXIT_OK, HostError
+from kapi.host.context_write import describe, record_ops
+from kapi.host.errors import EXIT_OK
 from kapi.host.wire import encode
 
 if TYPE_CHECKING:
@@ -63,115 +64,6 @@ NEXT = (
     "This only advises: it reaches `kapi check` as a suggestion (weight 0) and a person "
     "decides whether it becomes a rule."
 )
-
-
-# --- the workspace's context ----------------------------------------------------------
-
-
-def record_ops(
-    context: ProjectContext, records: Sequence[Record], actor: Actor, before: Fold
-) -> Fold:
-    """Append ``records``, write what became (or stopped being) a rule to the terms store,
-    and refresh the rules files when the set of rules changed."""
-    context.log.append(records)
-    after = context.fold()
-    changed = _project(context, before, after, actor)
-    if changed:
-        after = context.fold()
-    if changed or _rules_moved(before, after):
-        from kapi.host.context_rules import refresh_rules_files
-
-        with contextlib.suppress(Exception):  # the files follow the log; a failure is not fatal
-            refresh_rules_files(context.workspace)
-    return after
-
-
-def _kept(folded: Fold) -> dict[str, TermRule]:
-    """The word rules a person established through the context (kept, chosen)."""
-    return {
-        e.id: e.rule
-        for e in folded.established
-        if e.rule is not None and e.rule.term and e.record.kind in (OpKind.OBSERVE, OpKind.CORRECT)
-    }
-
-
-def _rules_moved(before: Fold, after: Fold) -> bool:
-    def key(folded: Fold) -> set[tuple[str, str]]:
-        return {(e.id, str(e.status)) for e in folded.entries}
-
-    return key(before) != key(after)
-
-
-def _project(context: ProjectContext, before: Fold, after: Fold, actor: Actor) -> bool:
-    """Make the terms store say what the fold establishes: one change set through the applier."""
-    from kapi.core.change.ops import ChangeSet, Term
-
-    old, new = _kept(before), _kept(after)
-    gone = [rule for op_id, rule in old.items() if new.get(op_id) != rule]
-    come = [(op_id, rule) for op_id, rule in new.items() if old.get(op_id) != rule]
-    if not gone and not come:
-        return False
-    locale = context.workspace.source_language
-    ops: list[Term] = []
-    for rule in gone:
-        for form in _store_forms(rule):
-            if any(
-                any(t.text == form and t.locale == locale for t in c.terms)
-                for c in context.store.lookup_terms(form)
-            ):
-                ops.append(Term(action="delete", term=form, locale=locale))
-    for _, rule in come:
-        # one concept: the preferred wording, each avoided form beside it (forbidden, or
-        # deprecated when the rule only advises)
-        status = "deprecated" if rule.advisory else "forbidden"
-        ops.append(Term(action="upsert", term=rule.replacement, locale=locale, status="preferred"))
-        for form in reversed(_store_forms(rule)):  # each lands first: the first ends first
-            ops.append(Term(action="upsert", term=rule.replacement, locale=locale, replaces=form))
-            ops.append(Term(action="upsert", term=form, locale=locale, status=status))
-    if not ops:
-        return False
-    ids = ", ".join("#" + op_id[:10] for op_id, _ in come) or "a rule set aside"
-    change_set = ChangeSet(ops=tuple(ops), note=f"kapi context: {ids}")
-    result = context.workspace.change_service(actor).apply(change_set, actor)
-    if result.exit_code != 0:
-        reason = result.error.message if result.error is not None else str(result.status)
-        for op in result.ops:
-            if op.error is not None:
-                reason = op.error.message
-                break
-        raise HostError(f"the terms store refused the rule: {reason}", exit_code=EXIT_ERROR)
-    return True
-
-
-def _store_forms(rule: TermRule) -> list[str]:
-    """The avoided forms a store concept holds: case-only variants fold together there."""
-    seen = {rule.replacement.casefold()}
-    out = []
-    for form in rule.avoided:
-        if form and form.casefold() not in seen:
-            seen.add(form.casefold())
-            out.append(form)
-    return out
-
-
-# --- describing an op -------------------------------------------------------------------
-
-
-def describe(record: Record, rule: TermRule | None = None) -> str:
-    """What an op says, in one phrase: a rule, a fact, a change, or the decision it made."""
-    rule = rule or record.rule
-    if rule is not None and rule.term:
-        avoided = ", ".join(f'"{f}"' for f in rule.avoided)
-        return f'say "{rule.replacement}", not {avoided}'
-    if record.correction is not None:
-        return f'"{record.correction.from_}" became "{record.correction.to}"'
-    if record.subject is not None and record.subject.text:
-        return record.subject.text
-    if record.target:
-        return f"#{record.target[:10]}"
-    if record.before:
-        return f"everything from #{record.before[:10]}"
-    return ""
 
 
 def _who(actor: ActorLike) -> str:
@@ -371,7 +263,7 @@ class ContextLogLine:
     at: str
     evidence: tuple[Evidence, ...] = ()
     contested_by: tuple[str, ...] = ()
-    standing: str = ""
+    standing: Standing | None = None
     line: str = ""
 
 
@@ -427,7 +319,7 @@ def read_context_log(request: ContextLogRequest, workspace: Workspace) -> Contex
                 at=record.at,
                 evidence=record.evidence,
                 contested_by=found.contested_by if found else (),
-                standing=found.standing.text() if found else "",
+                standing=found.standing if found else None,
                 line=_line(record, found, folded),
             )
         )
@@ -592,7 +484,7 @@ class DigestItem:
     text: str
     noticed_by: str
     seen_in: str
-    standing: str
+    standing: Standing
     contested_by: tuple[str, ...] = ()
     droppable: bool = True
     widenable: bool = False
@@ -649,7 +541,7 @@ def digest(folded: Fold, session: str = "") -> ContextDigest:
             text=describe(record, entry.rule),
             noticed_by=_who(record.actor),
             seen_in=record.evidence[0].path if record.evidence else "",
-            standing=entry.standing.text(),
+            standing=entry.standing,
             contested_by=entry.contested_by,
             widenable=entry.status == Status.ESTABLISHED and bool(entry.scope.coordinates),
         )
@@ -666,6 +558,7 @@ def digest(folded: Fold, session: str = "") -> ContextDigest:
             if e.status == Status.ESTABLISHED and e.record.kind in (OpKind.OBSERVE, OpKind.CORRECT)
         ),
         suggested=tuple(item(e) for e in entries if e.status == Status.SUGGESTED),
+        drift=tuple(item(e) for e in entries if e.drift),
     )
 
 
@@ -678,15 +571,17 @@ def review_context(request: ContextReviewRequest, workspace: Workspace) -> Conte
         if request.use or request.advisory is not None:
             raise ContextError("--use and --advisory go with --keep or --choose: name what to keep")
         return ContextReviewResult(digest=digest(before, request.session))
-    for kind in (OpKind.KEEP, OpKind.DROP):
-        person_decides(actor, kind, widening=bool(request.widen_to))
     if request.widen_to:
         person_decides(actor, OpKind.WIDEN, widening=True)
-        if request.widen_to == "workspace":
-            raise ContextError(
-                "--widen-to workspace needs a store shared by the projects of a workspace, which "
-                "this project does not have; widen to `project` or to an axis"
-            )
+    if request.drop:
+        person_decides(actor, OpKind.DROP)
+    if request.keep or request.choose:
+        person_decides(actor, OpKind.KEEP)
+    if request.widen_to == "workspace":
+        raise ContextError(
+            "--widen-to workspace needs a store shared by the projects of a workspace, which "
+            "this project does not have; widen to `project` or to an axis"
+        )
     if "all" in request.keep and not request.session:
         raise ContextError("--keep all needs --session ID: the session whose suggestions to keep")
     # resolve every id before recording anything
@@ -754,9 +649,25 @@ def review_context(request: ContextReviewRequest, workspace: Workspace) -> Conte
         )
         decisions.append(Decision(records[-1].id, "keep", entry.id, describe(entry.record)))
     if request.widen_to:
-        widened = [e for e in before.established if e.rule is not None and e not in kept]
-        targets = [*kept, *chosen] or widened
+        targets = [*kept, *chosen] or [
+            e
+            for e in before.established
+            if e.rule is not None and e.rule.term and _widens(e, request.widen_to)
+        ]
+        if not targets:
+            raise ContextError(
+                f"no rule in force holds only at some {request.widen_to!r}: nothing to widen; "
+                "`kapi context review --peek` lists the rules in force"
+            )
         for entry in targets:
+            if not _widens(entry, request.widen_to):
+                held = ", ".join(f"{a}={v}" for a, v in sorted(entry.scope.coordinates.items()))
+                raise ContextError(
+                    f"#{entry.record.short} holds "
+                    + (f"at {held}" if held else "across the project")
+                    + f": --widen-to {request.widen_to} changes nothing; widen one of its axes "
+                    "or to `project`"
+                )
             records.append(
                 context.log.new(OpKind.WIDEN, actor, target=entry.id, widen_to=request.widen_to)
             )
@@ -767,6 +678,12 @@ def review_context(request: ContextReviewRequest, workspace: Workspace) -> Conte
         decisions=tuple(decisions),
         skipped=tuple(skipped),
     )
+
+
+def _widens(entry: Entry, to: str) -> bool:
+    """Whether widening ``entry`` to an axis (or ``project``) changes where it holds."""
+    coordinates = entry.scope.coordinates
+    return bool(coordinates) if to == "project" else to in coordinates
 
 
 # --- reset ----------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from kapi.core.context.errors import ContextError
 from kapi.core.context.fold import Entry, Fold
-from kapi.host.context_log import ContextLog, store_rules
+from kapi.host.context_log import ContextLog, rule_words, store_rules
 from kapi.host.errors import EXIT_ERROR, HostError
 
 if TYPE_CHECKING:
@@ -38,7 +38,9 @@ class ProjectContext:
         self.log = ContextLog(store, project.id or project.name)
 
     def in_force(self) -> list[Any]:
-        return store_rules(self.store.concepts(), self.workspace.source_language)
+        """The terms store's rules that name a wording the log's rules name."""
+        named = self.store.concepts_naming(rule_words(self.log.records()))
+        return store_rules(named, self.workspace.source_language)
 
     def fold(self) -> Fold:
         return self.log.fold(self.in_force())

@@ -21,7 +21,7 @@ from kapi.core.context.errors import ContextError
 from kapi.host.wire import encode
 
 if TYPE_CHECKING:
-    from kapi.host.context import ContextRule
+    from kapi.host.context_terms import ContextRule
     from kapi.host.workspace import Workspace
 
 __all__ = [
@@ -184,13 +184,17 @@ def _root_section(answer: Any, folders: Sequence[tuple[str, str]]) -> str:
                 "",
             ]
         if answer.keep:
-            lines += ["Keep as it is:", *[f"- {k}" for k in answer.keep[:KEEP_CAP]], ""]
+            lines += ["Keep as it is:", *_keep_lines(answer.keep), ""]
     if folders:
         lines.append("Some folders have rules of their own; their AGENTS.md says which:")
         lines += [f"- {folder}/: {summary}" for folder, summary in folders[:FOLDERS_CAP]]
         lines.append("")
     lines += [CHECK_LINE, "", RECORD_LINE, END]
     return "\n".join(lines) + "\n"
+
+
+def _keep_lines(keep: Sequence[Any]) -> list[str]:
+    return [f"- {k.line()}" for k in keep[:KEEP_CAP]]
 
 
 def _folder_section(folder: str, answer: Any, root: Any) -> str:
@@ -207,47 +211,36 @@ def _folder_section(folder: str, answer: Any, root: Any) -> str:
     extra = [r for r in answer.rules if r not in root.rules]
     if extra:
         lines += ["Say this, not that:", *_rules_lines(extra, folder + "/", len(extra)), ""]
+    keep = [k for k in answer.keep if k not in root.keep]
+    if keep:
+        lines += ["Keep as it is:", *_keep_lines(keep), ""]
     lines += [CHECK_LINE, END]
     return "\n".join(lines) + "\n"
 
 
-def _folders(workspace: Workspace) -> list[str]:
-    """The folders a collection reads, as the part of each content glob before a wildcard."""
-    project = workspace.project
-    assert project is not None
-    out: set[str] = set()
-    for collection in project.collections:
-        for item in collection.items:
-            parts = []
-            for part in item.path.split("/")[:-1]:
-                if any(c in part for c in "*?[{"):
-                    break
-                parts.append(part)
-            if parts:
-                out.add("/".join(parts))
-    return sorted(out)
-
-
 def _plan(workspace: Workspace) -> dict[str, str | None]:
     """Every rules file's section (None: it should have none), keyed by project-relative folder."""
-    from kapi.host.context import ContextReadRequest, read_context
+    from kapi.host.context import ContextReadRequest, collection_folders, read_context
 
     root = read_context(ContextReadRequest(path="AGENTS.md"), workspace)
     plan: dict[str, str | None] = {}
     summaries: list[tuple[str, str]] = []
     voice = (root.voice.name, root.voice.source) if root.voice else None
-    for folder in _folders(workspace):
-        answer = read_context(ContextReadRequest(path=f"{folder}/AGENTS.md"), workspace)
+    for folder, sample in collection_folders(workspace):
+        answer = read_context(ContextReadRequest(path=sample), workspace)
         here = (answer.voice.name, answer.voice.source) if answer.voice else None
         extra = [r for r in answer.rules if r not in root.rules]
-        if here == voice and not extra:
+        keep = [k for k in answer.keep if k not in root.keep]
+        if here == voice and not extra and not keep:
             plan[folder] = None
             continue
         parts = []
         if here != voice:
             parts.append("a voice of its own" if here else "no voice")
-        parts += [f'write "{r.say}", not "{r.not_[0]}"' for r in extra[:2] if r.say]
-        summaries.append((folder, ", ".join(parts[:3]) + (" and more" if len(parts) > 3 else "")))
+        parts += [f'write "{r.say}", not "{r.not_[0]}"' for r in extra if r.say]
+        parts += [f'keep "{k.keep[0]}" (do not rename it to "{k.instead}")' for k in keep]
+        summary = ", ".join(parts[:3]) + (" and more" if len(parts) > 3 else "")
+        summaries.append((folder, summary))
         plan[folder] = _folder_section(folder, answer, root)
     plan[""] = _root_section(root, summaries)
     for folder in _sectioned_folders(workspace):

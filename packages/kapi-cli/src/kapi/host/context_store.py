@@ -65,8 +65,8 @@ def export_store(workspace: Workspace) -> StoreExport:
 def import_store(data: bytes, path: str, workspace: Workspace, actor: Actor) -> StoreImported:
     """Merge the ops of an export into the log: all lines checked first, known ops skipped."""
     from kapi.core.context.wire import decode_record
-    from kapi.host.context_ops import record_ops
     from kapi.host.context_project import ProjectContext
+    from kapi.host.context_write import record_ops
 
     if actor.kind != "person":
         raise ContextRefused(

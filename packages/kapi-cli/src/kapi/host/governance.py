@@ -12,10 +12,6 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from kapi.core.check.engine import analyze_blocks, introduced_failures
-from kapi.core.check.findings import Finding
-from kapi.core.check.options import CheckOptions
-from kapi.core.check.target import CheckTarget
 from kapi.core.governance.errors import GovernanceError
 from kapi.core.governance.resolve import (
     Channel,
@@ -30,14 +26,16 @@ from kapi.core.governance.resolve import (
     validate_recipe,
 )
 from kapi.core.governance.voice import VoiceProfile
-from kapi.core.model import Block, Runs
 from kapi.host.errors import EXIT_ERROR, HostError
 from kapi.host.project import Project, RecipeError, line_of_key
 
-if TYPE_CHECKING:  # the change service's types: only the commit check loads them
+if TYPE_CHECKING:  # the check's and the change service's types: loaded by those who use them
     from kapi.core.change.ports import EditionCheck
     from kapi.core.change.result import Finding as ResultFinding
     from kapi.core.change.result import ResultRef
+    from kapi.core.check.findings import Finding
+    from kapi.core.check.target import CheckTarget
+    from kapi.core.model import Runs
     from kapi.host.workspace import Workspace
 
 __all__ = ["Governance", "ProjectCommitCheck", "parse_yaml", "voice_binding"]
@@ -158,6 +156,8 @@ class Governance:
                 raise recipe_error(project, err) from None
         self._voices: dict[VoiceBinding, tuple[VoiceProfile, tuple[Any, ...]]] = {}
         self._concepts: tuple[Any, ...] | None = None
+        self._concepts_at: dict[tuple[tuple[str, str], ...], tuple[Any, ...]] = {}
+        self._scoped: bool | None = None  # whether any concept says where it holds
         self._suggestions: Any = None  # the context log folded once per run
 
     # --- sources ------------------------------------------------------------------------
@@ -167,6 +167,23 @@ class Governance:
             store = self.workspace.store
             self._concepts = tuple(store.concepts()) if store is not None else ()
         return self._concepts
+
+    def concepts_at(self, coordinates: Mapping[str, str]) -> tuple[Any, ...]:
+        """The concepts that hold at a point: a rule a person kept where it was seen carries
+        that scope on its concept (the same tuple for every point when none is scoped)."""
+        concepts = self.concepts()
+        if self._scoped is None:
+            self._scoped = any(c.properties for c in concepts)
+        if not self._scoped:
+            return concepts
+        key = tuple(sorted(coordinates.items()))
+        found = self._concepts_at.get(key)
+        if found is None:
+            from kapi.core.context.scope import holds_at
+
+            found = tuple(c for c in concepts if holds_at(c.properties, coordinates))
+            self._concepts_at[key] = found
+        return found
 
     def context_fold(self) -> tuple[Any, Any]:
         """The context log folded once per run, with the terms store's rules it was folded
@@ -178,10 +195,12 @@ class Governance:
             if not any(row.get("kind") in _SUGGESTING for row in rows):
                 self._suggestions = (None, [])  # nothing suggested: the context code stays unloaded
             else:
-                from kapi.host.context_log import ContextLog, store_rules
+                from kapi.host.context_log import ContextLog, rule_words, store_rules
 
-                in_force = store_rules(self.concepts(), self.workspace.source_language)
-                self._suggestions = (ContextLog(store, rows=rows).fold(in_force), in_force)
+                log = ContextLog(store, rows=rows)
+                named = store.concepts_naming(rule_words(log.records()))
+                in_force = store_rules(named, self.workspace.source_language)
+                self._suggestions = (log.fold(in_force), in_force)
         return self._suggestions  # type: ignore[no-any-return]
 
     def suggested_at(self, coordinates: Mapping[str, str]) -> tuple[Any, ...]:
@@ -252,8 +271,18 @@ class Governance:
 
     # --- resolution ---------------------------------------------------------------------
 
-    def resolve(self, path: str, locale: str = "", *, comments: bool = False) -> ResolvedGovernance:
-        """The governance at a project-relative path (``comments``: at its comment voice)."""
+    def resolve(
+        self,
+        path: str,
+        locale: str = "",
+        *,
+        comments: bool = False,
+        suggested: bool = True,
+        terms: bool = True,
+    ) -> ResolvedGovernance:
+        """The governance at a project-relative path (``comments``: at its comment voice);
+        ``suggested=False`` and ``terms=False`` leave out the context's suggestions and the
+        store's concepts (a reader that works them out its own way)."""
         point = resolve_governance(
             self.recipe,
             path,
@@ -275,7 +304,7 @@ class Governance:
             )
             warnings.extend(composed_warnings)
             source = binding.source
-        concepts = self.concepts()
+        concepts = self.concepts_at(point.coordinates) if terms else ()
         return ResolvedGovernance(
             voice=voice,
             voice_source=source,
@@ -285,7 +314,7 @@ class Governance:
             at=self.at,
             warnings=tuple(warnings),
             context_path=path,
-            suggested_rules=self.suggested_at(point.coordinates),
+            suggested_rules=self.suggested_at(point.coordinates) if suggested else (),
         )
 
     def resolver(self) -> Callable[[CheckTarget], ResolvedGovernance]:
@@ -334,6 +363,8 @@ class ProjectCommitCheck:
         self.governance = Governance(workspace)
         # One commit check serves one change set: the governance at a (doc, locale) is
         # resolved once, so its voice and term rules are compiled once for every block.
+        from kapi.core.check.options import CheckOptions
+
         self._resolved: dict[tuple[str, str], ResolvedGovernance | None] = {}
         self._options = CheckOptions()
 
@@ -351,6 +382,8 @@ class ProjectCommitCheck:
     ) -> EditionCheck:
         from kapi.core.change.ports import EditionCheck
         from kapi.core.change.result import ResultRef
+        from kapi.core.check.engine import analyze_blocks, introduced_failures
+        from kapi.core.model import Block
 
         locale = edition.split(";")[0] if edition else self.governance.workspace.source_language
         governance = self._resolve(doc, locale)

@@ -15,7 +15,7 @@ import random
 import sqlite3
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -35,6 +35,8 @@ if TYPE_CHECKING:  # the change service's values: a check reads terms without lo
 __all__ = ["AGENT_SESSION_RETENTION", "BUSY_WAIT_SECONDS", "MIGRATIONS", "ProjectStore", "now"]
 
 AGENT_SESSION_RETENTION = timedelta(days=7)
+
+_SQL_CHUNK = 500  # values bound in one IN (...): well under SQLite's limit
 
 BUSY_WAIT_SECONDS = 5.0
 """How long a run waits for another process's hold on the store before it stops (exit 3)."""
@@ -267,15 +269,17 @@ class ProjectStore:
     # --- terms ----------------------------------------------------------------------
 
     def concepts(self) -> list[Concept]:
-        from kapi.core.governance.terms import decode_terms_bundle
+        # one JSON text for every row: the parser runs once instead of once a concept
+        joined = self._db.execute(
+            "SELECT '[' || group_concat(payload, ',') || ']' "
+            "FROM (SELECT payload FROM tb_concepts ORDER BY id)"
+        ).fetchone()[0]
+        return self._decoded(json.loads(joined) if joined else [])
 
-        rows = [
-            json.loads(r[0])
-            for r in self._db.execute("SELECT payload FROM tb_concepts ORDER BY id")
-        ]
+    def _decoded(self, rows: list[Any]) -> list[Concept]:
         if not rows:
             return []
-        from kapi.core.governance.terms import decode_stored_concepts
+        from kapi.core.governance.terms import decode_stored_concepts, decode_terms_bundle
 
         try:  # rows were checked when they were written; check again only to name a fault
             return decode_stored_concepts(rows)
@@ -285,6 +289,57 @@ class ProjectStore:
             {"schemaVersion": "1.0", "kind": "kapi-terms", "concepts": rows}, "store"
         )
         return list(bundle.concepts)
+
+    def _concepts_by_id(self, ids: Sequence[str]) -> list[Concept]:
+        rows: list[Any] = []
+        wanted = sorted(set(ids))
+        for at in range(0, len(wanted), _SQL_CHUNK):
+            chunk = wanted[at : at + _SQL_CHUNK]
+            marks = ",".join("?" * len(chunk))
+            rows += [
+                json.loads(r[0])
+                for r in self._db.execute(
+                    f"SELECT payload FROM tb_concepts WHERE id IN ({marks}) ORDER BY id", chunk
+                )
+            ]
+        rows.sort(key=lambda row: str(row.get("id", "")) if isinstance(row, dict) else "")
+        return self._decoded(rows)
+
+    def concepts_naming(self, texts: Iterable[str]) -> list[Concept]:
+        """The concepts with a term spelled as one of ``texts`` (case ignored), by id."""
+        lowered = sorted({t.lower() for t in texts if t})
+        ids: set[str] = set()
+        for at in range(0, len(lowered), _SQL_CHUNK):
+            chunk = lowered[at : at + _SQL_CHUNK]
+            marks = ",".join("?" * len(chunk))
+            ids.update(
+                r[0]
+                for r in self._db.execute(
+                    f"SELECT DISTINCT concept_id FROM tb_terms WHERE text_lower IN ({marks})",
+                    chunk,
+                )
+            )
+        return self._concepts_by_id(sorted(ids))
+
+    def concepts_with_properties(self) -> list[Concept]:
+        """The concepts that carry properties (a kept rule's scope and origin among them)."""
+        ids = [
+            r[0]
+            for r in self._db.execute(
+                "SELECT id FROM tb_concepts WHERE payload LIKE '%\"properties\"%'"
+            )
+        ]
+        return [c for c in self._concepts_by_id(ids) if c.properties]
+
+    def terms_digest(self) -> str:
+        """A digest of everything the terms store holds: equal digests, equal terms."""
+        import hashlib
+
+        joined = self._db.execute(
+            "SELECT group_concat(id || char(31) || payload, char(30)) "
+            "FROM (SELECT id, payload FROM tb_concepts ORDER BY id)"
+        ).fetchone()[0]
+        return hashlib.sha256((joined or "").encode("utf-8", "surrogatepass")).hexdigest()
 
     def put_concepts(self, concepts: Sequence[Concept]) -> None:
         from kapi.core.governance.terms import TermsBundle, encode_terms_bundle
@@ -310,15 +365,7 @@ class ProjectStore:
             )
 
     def lookup_terms(self, text: str) -> list[Concept]:
-        ids = [
-            r[0]
-            for r in self._db.execute(
-                "SELECT DISTINCT concept_id FROM tb_terms WHERE text_lower = ? ORDER BY concept_id",
-                (text.lower(),),
-            )
-        ]
-        wanted = set(ids)
-        return [c for c in self.concepts() if c.id in wanted]
+        return self.concepts_naming([text])
 
     def upsert_term(self, op: Term, actor: Actor) -> None:
         """A ``term`` op: the concept named by locale and term, created or updated."""
@@ -477,18 +524,32 @@ class ProjectStore:
         return op_id
 
     def context_log(self) -> list[dict[str, Any]]:
-        rows = self._db.execute(
-            "SELECT id, kind, actor_kind, actor_name, session, payload, at FROM context_ops ORDER BY seq"
-        )
+        # one JSON text for every payload (the parser runs once, not once an op), read in
+        # one snapshot with the rows it belongs to
+        own = not self._db.in_transaction
+        if own:
+            self._db.execute("BEGIN")
+        try:
+            rows = self._db.execute(
+                "SELECT id, kind, actor_kind, actor_name, session, at FROM context_ops ORDER BY seq"
+            ).fetchall()
+            joined = self._db.execute(
+                "SELECT '[' || group_concat(payload, ',') || ']' "
+                "FROM (SELECT payload FROM context_ops ORDER BY seq)"
+            ).fetchone()[0]
+        finally:
+            if own:
+                self._db.execute("COMMIT")
+        payloads = json.loads(joined) if joined else []
         return [
             {
                 "id": r[0],
                 "kind": r[1],
                 "actor": {"kind": r[2], "name": r[3], "session": r[4]},
-                **json.loads(r[5]),
-                "at": r[6],
+                **payload,
+                "at": r[5],
             }
-            for r in rows
+            for r, payload in zip(rows, payloads, strict=True)
         ]
 
     def append_context_ops(self, ops: Sequence[dict[str, Any]]) -> int:

@@ -8,7 +8,7 @@ is a unit of work: it commits before it returns.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -34,6 +34,15 @@ class StorePort(Protocol):
     def put_concepts(self, concepts: Sequence[Concept]) -> None: ...
     def delete_concepts(self, ids: Sequence[str]) -> int: ...
     def lookup_terms(self, text: str) -> list[Concept]: ...
+    def concepts_naming(self, texts: Iterable[str]) -> list[Concept]:
+        """The concepts with a term spelled as one of ``texts`` (case ignored)."""
+        ...
+
+    def concepts_with_properties(self) -> list[Concept]: ...
+    def terms_digest(self) -> str:
+        """A digest of everything the terms store holds: equal digests, equal terms."""
+        ...
+
     def upsert_term(self, op: Term, actor: Actor) -> None: ...
 
     # voice profiles a person imported

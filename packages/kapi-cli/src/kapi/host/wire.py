@@ -32,6 +32,7 @@ __all__ = [
     "converter",
     "encode",
     "encode_read_records",
+    "plain",
     "read_records_json",
     "read_records_json_chunks",
 ]
@@ -55,6 +56,35 @@ def __getattr__(name: str) -> Any:
 def encode(value: Any) -> Any:
     """``value`` (an attrs result, or a sequence of them) as JSON-ready dicts and lists."""
     return _converter().unstructure(value)
+
+
+def plain(value: Any) -> Any:
+    """What :func:`encode` gives for a value of plain attrs classes, without building the
+    converter: every field, a name ending in ``_`` written without it (``not_`` as ``not``),
+    tuples and lists as lists, mappings as dicts, enums as their values. For a reader's
+    answer, where loading the converter would cost more than the answer."""
+    kind = value.__class__
+    if kind is str or kind is int or kind is bool or kind is float or value is None:
+        return value
+    if kind is tuple or kind is list:
+        return [item if item.__class__ is str else plain(item) for item in value]
+    names = _PLAIN_FIELDS.get(kind)
+    if names is None and attrs.has(kind):
+        names = _PLAIN_FIELDS[kind] = tuple(
+            (field.name, field.name.removesuffix("_") or field.name) for field in attrs.fields(kind)
+        )
+    if names is not None:
+        return {wire: plain(getattr(value, name)) for name, wire in names}
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, Mapping):
+        return {key: plain(item) for key, item in value.items()}
+    if isinstance(value, tuple | list):
+        return [plain(item) for item in value]
+    return value
+
+
+_PLAIN_FIELDS: dict[type, tuple[tuple[str, str], ...]] = {}
 
 
 # --- read records ---------------------------------------------------------------------------

@@ -12,15 +12,17 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from enum import StrEnum
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from attrs import frozen
 
-from kapi.core.change.ops import ChangeSet, Decide, Memory, Recipe, Term
-from kapi.core.change.result import Finding, Result
 from kapi.core.errors import KapiError, contract_exit_code
-from kapi.core.format import FormatCapabilities
-from kapi.core.model import Document, Runs
+
+if TYPE_CHECKING:  # named in annotations only: who asks for an Actor loads no operations
+    from kapi.core.change.ops import ChangeSet, Decide, Memory, Recipe, Term
+    from kapi.core.change.result import Finding, Result
+    from kapi.core.format import FormatCapabilities
+    from kapi.core.model import Document, Runs
 
 __all__ = [
     "Actor",

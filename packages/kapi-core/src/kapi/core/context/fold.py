@@ -1,9 +1,10 @@
-"""Statuses folded from the log: replay the ops in id order, then mark disagreements.
+"""Statuses folded from the log: replay the ops in id order, settle, then mark disagreements.
 
 Nothing here is stored: a record's status, its rivals (``contested_by``) and
 its standing are computed each time the log is read, so ops are never
 rewritten. Resets set ops aside first (newest reset first, so a reset inside
 a later reset's range does nothing); then people's decisions are replayed;
+then settling weighs the evidence about each rule (:mod:`kapi.core.context.settle`);
 then rules that disagree at points that meet are contested (spec §3c).
 """
 
@@ -17,31 +18,40 @@ from attrs import evolve, field, frozen
 
 from kapi.core.context.ids import is_op_id
 from kapi.core.context.record import OpKind, Record, Scope, Status, TermRule
+from kapi.core.context.settle import (
+    Member,
+    RuleKey,
+    Settlement,
+    Standing,
+    meet_points,
+    settle,
+)
 
-__all__ = ["Entry", "Fold", "Standing", "StoreRule", "disagree", "fold", "meet", "order_key"]
+__all__ = [
+    "Entry",
+    "Fold",
+    "Settlement",
+    "Standing",
+    "StoreRule",
+    "disagree",
+    "fold",
+    "meet",
+    "order_key",
+]
 
 _SUBJECT_KINDS = frozenset({OpKind.OBSERVE, OpKind.CORRECT, OpKind.IMPORT, OpKind.EDIT})
 _IN_FORCE_AT_ONCE = frozenset({OpKind.IMPORT, OpKind.EDIT})
+_EVIDENCE = frozenset({OpKind.CORRECT, OpKind.SIGNAL, OpKind.WITHDRAW, OpKind.DROP})
+_MEMBERS = frozenset({OpKind.OBSERVE, OpKind.CORRECT})
+# members looked up once (an enum's member is a lookup each time it is named)
+_RESET, _ESTABLISHED, _SUGGESTED = Status.RESET, Status.ESTABLISHED, Status.SUGGESTED
+_CONTESTED = Status.CONTESTED
+_KIND_RESET, _KIND_CORRECT, _KIND_KEEP = OpKind.RESET, OpKind.CORRECT, OpKind.KEEP
+_KIND_ESTABLISH, _KIND_DROP, _KIND_WITHDRAW = OpKind.ESTABLISH, OpKind.DROP, OpKind.WITHDRAW
 
 
-@frozen
-class Standing:
-    """How much stands behind a suggestion: parties that saw it, corrections toward it, against."""
-
-    sessions: int = 0
-    corrections: int = 0
-    against: int = 0
-
-    def text(self) -> str:
-        parts = []
-        if self.sessions:
-            parts.append(f"seen in {self.sessions} session{'s' if self.sessions != 1 else ''}")
-        if self.corrections:
-            plural = "s" if self.corrections != 1 else ""
-            parts.append(f"{self.corrections} correction{plural}")
-        if self.against:
-            parts.append(f"{self.against} against")
-        return " · ".join(parts)
+def _first(pair: tuple[str, Record]) -> str:
+    return pair[0]
 
 
 @frozen
@@ -53,21 +63,26 @@ class StoreRule:
     coordinates: Mapping[str, str] = field(factory=dict)
 
 
-@frozen
-class Entry:
+_NO_SCOPE = Scope()
+_NO_STANDING = Standing()
+
+
+class Entry(NamedTuple):
     """An op that states a rule or a fact, with what the log makes of it now.
 
     ``rule`` and ``scope`` are as decided (a keep's ``--use``, a widen);
-    ``decided_by`` is the op that last set the status.
+    ``decided_by`` is the op that last set the status; ``drift`` says an established
+    rule's rejected uses grew since it was established.
     """
 
     record: Record
     status: Status
     rule: TermRule | None = None
-    scope: Scope = field(factory=Scope)
+    scope: Scope = _NO_SCOPE
     contested_by: tuple[str, ...] = ()
-    standing: Standing = field(factory=Standing)
+    standing: Standing = _NO_STANDING
     decided_by: str = ""
+    drift: bool = False
 
     @property
     def id(self) -> str:
@@ -80,12 +95,28 @@ class Entry:
 
 @frozen
 class Fold:
-    """The log read: every entry in id order, the ops a reset set aside, and all records."""
+    """The log read: every entry in id order, the ops a reset set aside, and all records.
+
+    ``settling`` lists the suggestions the evidence settles as established that no
+    ``establish`` op records yet: the host appends one for each. ``heads`` maps each
+    op that states a rule to the oldest op of the rules it is grouped with (signals
+    about the group name that one).
+    """
 
     entries: tuple[Entry, ...] = ()
     reset: frozenset[str] = frozenset()
     records: tuple[Record, ...] = ()
     index: Mapping[str, Entry] = field(factory=dict)
+    settling: tuple[Settlement, ...] = ()
+    heads: Mapping[str, str] = field(factory=dict)
+
+    def group(self, op_id: str) -> list[Entry]:
+        """The entries stated with ``op_id``'s rule (itself included), oldest first."""
+        head = self.heads.get(op_id)
+        if head is None:
+            found = self.index.get(op_id)
+            return [found] if found is not None else []
+        return [e for e in self.entries if self.heads.get(e.id) == head]
 
     def entry(self, op_id: str) -> Entry | None:
         return self.index.get(op_id)
@@ -144,134 +175,172 @@ def _widened(scope: Scope, to: str) -> Scope:
 
 def fold(records: Iterable[Record], established: Sequence[StoreRule] = ()) -> Fold:
     """The statuses of every op that states a rule or fact, with rivals and standing."""
-    keyed = sorted(((order_key(r), r) for r in records), key=lambda pair: pair[0])
+    keyed = sorted([(order_key(r), r) for r in records], key=_first)
     ordered = [r for _, r in keyed]
-    resets = any(r.kind == OpKind.RESET for r in ordered)
+    resets = any(r.kind == _KIND_RESET for r in ordered)
     aside = _set_aside(ordered, [k for k, _ in keyed]) if resets else frozenset()
-    states: dict[str, dict[str, object]] = {}
-    for record in ordered:
-        if record.kind in _SUBJECT_KINDS:
+    states: dict[str, _State] = {}
+    evidence: list[tuple[str, Record]] = []
+    for key, record in keyed:
+        kind = record.kind
+        if kind in _SUBJECT_KINDS:
             if record.subject is None:
                 continue
-            status = Status.ESTABLISHED if record.kind in _IN_FORCE_AT_ONCE else Status.SUGGESTED
-            states[record.id] = {
-                "record": record,
-                "status": Status.RESET if record.id in aside else status,
-                "rule": record.rule,
-                "scope": record.scope,
-                "decided_by": "",
-                "kept": record.id if status == Status.ESTABLISHED else "",
-            }
+            status = _ESTABLISHED if kind in _IN_FORCE_AT_ONCE else _SUGGESTED
+            if aside and record.id in aside:
+                status = _RESET
+            states[record.id] = _State(record, key, status, record.rule, record.scope)
+            if kind == _KIND_CORRECT and status != _RESET:
+                evidence.append((key, record))
             continue
-        if record.id in aside:
+        if aside and record.id in aside:
             continue
+        if kind in _EVIDENCE:
+            evidence.append((key, record))
         state = states.get(record.target)
-        if state is None or state["status"] == Status.RESET:
+        if state is None or state.status == _RESET:
             continue
-        if record.kind in (OpKind.KEEP, OpKind.ESTABLISH):
-            rule = state["rule"]
-            if isinstance(rule, TermRule):
+        if kind in (_KIND_KEEP, _KIND_ESTABLISH):
+            rule = state.rule
+            if rule is not None:
                 if record.replacement:
                     rule = evolve(rule, replacement=record.replacement)
                 if record.advisory is not None:
                     rule = evolve(rule, advisory=record.advisory)
-                state["rule"] = rule
-            state["status"], state["kept"] = Status.ESTABLISHED, record.id
-        elif record.kind == OpKind.DROP:
-            state["status"] = Status.DROPPED
-        elif record.kind == OpKind.WITHDRAW:
-            state["status"] = Status.WITHDRAWN
-        elif record.kind == OpKind.WIDEN:
-            scope = state["scope"]
-            assert isinstance(scope, Scope)
-            state["scope"] = _widened(scope, record.widen_to or "project")
+                state.rule = rule
+            state.status, state.kept = _ESTABLISHED, key
+        elif kind == _KIND_DROP:
+            state.status = Status.DROPPED
+        elif kind == _KIND_WITHDRAW:
+            if state.status == _ESTABLISHED:
+                continue  # withdrawn too late (two logs merged): a rule stays until dropped
+            state.status = Status.WITHDRAWN
+        elif kind == OpKind.WIDEN:
+            state.scope = _widened(state.scope, record.widen_to or "project")
             continue
         else:
             continue
-        state["decided_by"] = record.id
-    states_now = {
-        op_id: _Live(
-            st["record"],  # type: ignore[arg-type]
-            st["status"],  # type: ignore[arg-type]
-            st["rule"],  # type: ignore[arg-type]
-            st["scope"],  # type: ignore[arg-type]
-        )
-        for op_id, st in states.items()
-    }
-    kept = {op_id: str(st["kept"]) for op_id, st in states.items()}
-    rivals = _contest(states_now, kept, established)
-    standing = _stand(states_now)
+        state.decided_by, state.decided = record.id, key
+    members = []
+    words: dict[tuple[object, ...], RuleKey] = {}  # many ops state one rule: compared once
+    for st in states.values():
+        rule = st.rule
+        if rule is not None and rule.term and st.status != _RESET:
+            coordinates = st.scope.coordinates
+            said = (rule.replacement, rule.term, rule.forms, *coordinates.items())
+            found = words.get(said)
+            if found is None:
+                found = words[said] = RuleKey.of(rule, coordinates)
+            st.words = found
+            if st.record.kind in _MEMBERS:
+                members.append(Member(st.record, st.status, st.words, st.decided, st.key))
+    settled = settle(members, evidence)
+    for op_id in settled.established:
+        states[op_id].status = Status.ESTABLISHED
+    for op_id in settled.contested:
+        states[op_id].status = Status.CONTESTED
+    rivals = _contest(states, established, frozenset(settled.established))
     empty = Standing()
+    standing, drift, against_all = settled.standing, settled.drift, settled.contested
     entries: dict[str, Entry] = {}
-    for op_id, live in states_now.items():
+    settling: list[Settlement] = []
+    for op_id, st in states.items():
         named = rivals.get(op_id)
+        against = against_all.get(op_id)
+        status = st.status
+        contested_by: tuple[str, ...] = ()
+        if named or against:
+            status = _CONTESTED
+            rivals_named = sorted(named or ())
+            contested_by = (
+                *rivals_named,
+                *(a for a in against or () if a not in rivals_named),
+            )
+        elif op_id in settled.established:
+            settling.append(Settlement(op_id, settled.established[op_id]))
         entries[op_id] = Entry(
-            record=live.record,
-            status=Status.CONTESTED if named else live.status,
-            rule=live.rule,
-            scope=live.scope,
-            contested_by=tuple(sorted(named)) if named else (),
-            standing=standing.get(op_id, empty),
-            decided_by=str(states[op_id]["decided_by"]),
+            st.record,
+            status,
+            st.rule,
+            st.scope,
+            contested_by,
+            standing.get(op_id, empty),
+            st.decided_by,
+            op_id in drift,
         )
-    return Fold(entries=tuple(entries.values()), reset=aside, records=tuple(ordered), index=entries)
+    return Fold(
+        entries=tuple(entries.values()),
+        reset=aside,
+        records=tuple(ordered),
+        index=entries,
+        settling=tuple(settling),
+        heads=settled.heads,
+    )
 
 
-class _Live(NamedTuple):
-    """An entry's state before rivals and standing are known."""
+class _State:
+    """An entry's state while the log is replayed."""
 
-    record: Record
-    status: Status
-    rule: TermRule | None
-    scope: Scope
+    __slots__ = (
+        "decided",
+        "decided_by",
+        "kept",
+        "key",
+        "record",
+        "rule",
+        "scope",
+        "status",
+        "words",
+    )
+
+    def __init__(
+        self, record: Record, key: str, status: Status, rule: TermRule | None, scope: Scope
+    ) -> None:
+        self.record = record
+        self.key = key
+        self.status = status
+        self.rule = rule
+        self.scope = scope
+        self.decided_by = ""
+        self.decided = ""
+        self.kept = key if status == Status.ESTABLISHED else ""
+        self.words: RuleKey | None = None
 
     @property
     def id(self) -> str:
         return self.record.id
 
 
-class _Rule(NamedTuple):
-    """A rule as compared: case-folded avoided forms and replacement, and where it holds."""
-
-    forms: frozenset[str]
-    replacement: str
-    coordinates: tuple[tuple[str, str], ...]
-
-    @classmethod
-    def of(cls, rule: TermRule, coordinates: Mapping[str, str]) -> _Rule:
-        replacement = rule.replacement.casefold()
-        forms = [rule.term, *rule.forms]
-        return cls(
-            frozenset(f.casefold() for f in forms if f) - {replacement},  # case variants: one word
-            replacement,
-            tuple(sorted(coordinates.items())) if coordinates else (),
-        )
-
-    def disagrees(self, other: _Rule) -> bool:
-        ra, rb = self.replacement, other.replacement
-        return (
-            bool(self.forms & other.forms and ra != rb)
-            or (bool(rb) and rb in self.forms)
-            or (bool(ra) and ra in other.forms)
-        )
-
-    def meets(self, other: _Rule) -> bool:
-        return meet(dict(self.coordinates), dict(other.coordinates))
+def _disagree(a: RuleKey, b: RuleKey) -> bool:
+    ra, rb = a.replacement, b.replacement
+    return (
+        bool(a.forms & b.forms and ra != rb)
+        or (bool(rb) and rb in a.forms)
+        or (bool(ra) and ra in b.forms)
+    )
 
 
 def _contest(
-    entries: Mapping[str, _Live], kept: Mapping[str, str], store: Sequence[StoreRule]
+    entries: Mapping[str, _State], store: Sequence[StoreRule], settled: frozenset[str]
 ) -> dict[str, set[str]]:
-    """Mark rivals. Entries stating the same rule at the same point are compared once."""
+    """Mark rivals. Entries stating the same rule at the same point are compared once.
+
+    A suggestion (or a rule just settled) is contested by every rule it disagrees
+    with at a point that meets; a rule in force only by a person's correction that
+    reverses it after it was kept. The store's rules take part only where they share
+    a wording with an entry.
+    """
     live = [
         e
         for e in entries.values()
-        if e.rule is not None and e.rule.term and e.status in (Status.SUGGESTED, Status.ESTABLISHED)
+        if e.rule is not None
+        and e.rule.term
+        and e.status in (Status.SUGGESTED, Status.ESTABLISHED, Status.CONTESTED)
     ]
-    members: dict[_Rule, list[str]] = defaultdict(list)
+    members: dict[RuleKey, list[str]] = defaultdict(list)
     for e in live:
-        assert e.rule is not None
-        members[_Rule.of(e.rule, e.scope.coordinates)].append(e.id)
+        assert e.words is not None
+        members[e.words].append(e.id)
     in_force = {
         key
         for key, ids in members.items()
@@ -280,14 +349,21 @@ def _contest(
     forced: dict[str, list[frozenset[str]]] = defaultdict(list)
     for key in in_force:
         forced[key.replacement].append(key.forms)
-    for s in store:  # the store's rules no established entry already states
-        if not s.rule.term:
+    words = {form for key in members for form in key.forms} | {
+        key.replacement for key in members if key.replacement
+    }
+    for s in store:  # the store's rules that share a wording and no entry in force states
+        rule = s.rule
+        if not rule.term or not (
+            rule.replacement.casefold() in words
+            or any(f.casefold() in words for f in rule.avoided if f)
+        ):
             continue
-        key = _Rule.of(s.rule, s.coordinates)
+        key = RuleKey.of(rule, s.coordinates)
         if not any(forms & key.forms for forms in forced.get(key.replacement, ())):
             members[key].append("terms:" + s.key)
-    by_form: dict[str, set[_Rule]] = defaultdict(set)
-    by_replacement: dict[str, set[_Rule]] = defaultdict(set)
+    by_form: dict[str, set[RuleKey]] = defaultdict(set)
+    by_replacement: dict[str, set[RuleKey]] = defaultdict(set)
     for key in members:
         for form in key.forms:
             by_form[form].add(key)
@@ -295,62 +371,31 @@ def _contest(
             by_replacement[key.replacement].add(key)
     rivals: dict[str, set[str]] = defaultdict(set)
     for key, ids in members.items():
-        candidates: set[_Rule] = set(by_form.get(key.replacement, ()))
+        candidates: set[RuleKey] = set(by_form.get(key.replacement, ()))
         for form in key.forms:
             candidates.update(by_form[form])
             candidates.update(by_replacement.get(form, ()))
         candidates.discard(key)
         for other in candidates:
-            if not key.disagrees(other) or not key.meets(other):
+            if not _disagree(key, other) or not meet_points(key.point, other.point):
                 continue
             for op_id in ids:
                 if op_id.startswith("terms:"):
                     continue
                 entry = entries[op_id]
+                advising = entry.status != Status.ESTABLISHED or op_id in settled
                 for other_id in members[other]:
-                    other_status = (
-                        Status.ESTABLISHED
-                        if other_id.startswith("terms:")
-                        else entries[other_id].status
-                    )
-                    if entry.status == Status.SUGGESTED:
+                    if advising:
                         rivals[op_id].add(other_id)
-                    elif other_status == Status.SUGGESTED:
-                        reversing = entries[other_id].record
-                        if (
-                            reversing.kind == OpKind.CORRECT
-                            and reversing.actor.kind == "person"
-                            and order_key(reversing) > kept.get(op_id, "")
-                        ):
-                            rivals[op_id].add(other_id)
+                        continue
+                    if other_id.startswith("terms:"):
+                        continue
+                    reversing = entries[other_id]
+                    if (
+                        reversing.status != Status.ESTABLISHED
+                        and reversing.record.kind == OpKind.CORRECT
+                        and reversing.record.actor.kind == "person"
+                        and reversing.key > entry.kept
+                    ):
+                        rivals[op_id].add(other_id)
     return rivals
-
-
-def _stand(entries: Mapping[str, _Live]) -> dict[str, Standing]:
-    """Standing per rule: the parties that saw it, corrections toward it, what stands against."""
-    members: dict[_Rule, list[_Live]] = defaultdict(list)
-    for e in entries.values():
-        if e.rule is not None and e.rule.term and e.status != Status.RESET:
-            members[_Rule.of(e.rule, {})].append(e)  # standing counts every point
-    by_replacement: dict[str, list[_Rule]] = defaultdict(list)
-    corrections_avoiding: dict[str, int] = defaultdict(int)
-    for key, group in members.items():
-        by_replacement[key.replacement].append(key)
-        count = sum(1 for g in group if g.record.kind == OpKind.CORRECT)
-        for form in key.forms:
-            corrections_avoiding[form] += count
-    out: dict[str, Standing] = {}
-    for key, group in members.items():
-        same = [k for k in by_replacement[key.replacement] if k.forms & key.forms]
-        everyone = [g for k in same for g in members[k]]
-        standing = Standing(
-            sessions=len(
-                {g.record.session_key for g in everyone if g.record.kind == OpKind.OBSERVE}
-            ),
-            corrections=sum(1 for g in everyone if g.record.kind == OpKind.CORRECT),
-            against=sum(1 for g in everyone if g.status == Status.WITHDRAWN)
-            + corrections_avoiding.get(key.replacement, 0),
-        )
-        for e in group:
-            out[e.id] = standing
-    return out

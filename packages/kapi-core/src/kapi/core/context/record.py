@@ -24,6 +24,7 @@ __all__ = [
     "OpKind",
     "Record",
     "Scope",
+    "Signal",
     "Status",
     "Subject",
     "TermRule",
@@ -150,6 +151,24 @@ class Scope:
 
 
 @frozen
+class Signal:
+    """Tool evidence about a rule: ``merge`` (a merged change moved text toward it), ``usage``
+    (a whole-project check counted its uses) or ``applied`` (an agent's edit wrote it).
+
+    ``preferred`` and ``rejected`` count lines (a merge: preferred added, rejected
+    removed) or uses (a usage count); ``within`` is the folder they were counted in.
+    """
+
+    source: str = field(validator=in_(("merge", "usage", "applied")))
+    commit: str = ""
+    pr: str = ""
+    merger: str = ""
+    preferred: int = 0
+    rejected: int = 0
+    within: str = ""
+
+
+@frozen
 class Record:
     """One context operation, as appended to the log.
 
@@ -157,6 +176,7 @@ class Record:
     reset sets aside; ``replacement``/``advisory`` are a keep's ``--use`` and
     advisory flag; ``widen_to`` the axis a widen drops (or ``project``).
     ``address`` is a content address: two logs holding it hold one op.
+    ``signal`` is a signal's evidence; ``because`` the ops an ``establish`` rests on.
     """
 
     id: str
@@ -177,6 +197,7 @@ class Record:
     widen_to: str = ""
     address: str = ""
     because: tuple[str, ...] = ()
+    signal: Signal | None = None
 
     @property
     def short(self) -> str:

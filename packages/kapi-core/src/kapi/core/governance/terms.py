@@ -317,10 +317,62 @@ def decode_terms_bundle(data: Any, source: str = "") -> TermsBundle:
 def decode_stored_concepts(rows: Sequence[Any]) -> list[Concept]:
     """Concepts as a store wrote them (checked when they were written): structured only.
 
-    A row that does not structure raises; :func:`decode_terms_bundle` then names its fault.
+    Rows of the shape the store writes are built directly; any other goes through the
+    bundle's converter, and a row that does not structure raises there
+    (:func:`decode_terms_bundle` then names its fault).
     """
-    converter = _converter()
-    return [converter.structure(row, Concept) for row in rows]
+    from kapi.core.stored import Unusual
+
+    try:
+        return [_stored_concept(row) for row in rows]
+    except Unusual:
+        converter = _converter()
+        return [converter.structure(row, Concept) for row in rows]
+
+
+def _stored_readers() -> tuple[Any, Any]:
+    from kapi.core.stored import built, flag, pairs, text, texts
+
+    term = built(
+        Term,
+        {
+            **dict.fromkeys(("text", "locale", "status", "part_of_speech", "gender", "note"), text),
+            "competitor_term": flag,
+            "forms": texts,
+            "validity": built(TermValidity, {"valid_from": text, "valid_to": text}),
+        },
+        required=("text", "locale"),
+    )
+    concept = built(
+        Concept,
+        {
+            **dict.fromkeys(
+                ("id", "project_id", "domain", "definition", "source", "created_at"), text
+            ),
+            "updated_at": text,
+            "terms": lambda value: tuple([term(t) for t in _list(value)]),
+            "do_not_translate": flag,
+            "properties": pairs,
+        },
+        required=("id",),
+    )
+    return concept, term
+
+
+def _list(value: Any) -> list[Any]:
+    from kapi.core.stored import Unusual
+
+    if type(value) is not list:
+        raise Unusual
+    return value
+
+
+def _stored_concept(row: Any) -> Concept:
+    concept: Concept = _STORED()[0](row)
+    return concept
+
+
+_STORED = cache(_stored_readers)
 
 
 def _require_lists(data: Mapping[str, Any], source: str) -> None:
