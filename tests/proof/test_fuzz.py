@@ -168,7 +168,7 @@ def test_an_android_quantity_the_file_spells_is_kept_when_the_file_is_written():
     ],
 )
 @pytest.mark.parametrize(
-    "encoding", ["rot13", "hex", "zlib", "uu", "punycode", "undefined", "idna"]
+    "encoding", ["rot13", "hex", "zlib", "uu", "punycode", "undefined", "idna", "utf-7"]
 )
 def test_a_declared_encoding_that_is_no_text_encoding_is_refused_or_ignored(
     name, template, encoding

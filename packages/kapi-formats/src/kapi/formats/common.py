@@ -65,9 +65,10 @@ _LABELS = {
 
 
 # Codecs Python files under text encodings that are not ways to store a file's text: they
-# decode labels (idna, punycode), escapes (unicode-escape) or nothing at all (undefined).
+# decode labels (idna, punycode), escapes (unicode-escape) or nothing at all (undefined);
+# UTF-7 writes ASCII punctuation back as escapes (and HTML, XML and gettext refuse it).
 _NOT_FILE_ENCODINGS = frozenset(
-    {"idna", "punycode", "undefined", "unicode-escape", "raw-unicode-escape"}
+    {"idna", "punycode", "undefined", "unicode-escape", "raw-unicode-escape", "utf-7"}
 )
 
 
