@@ -3,7 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-.venv/bin/ruff check packages tests bench
-.venv/bin/ruff format --check packages tests bench
-.venv/bin/mypy packages/kapi-core/src/kapi/core packages/kapi-formats/src/kapi/formats packages/kapi-cli/src/kapi/host packages/kapi-cli/src/kapi/cli packages/kapi-mcp/src/kapi/mcp
+.venv/bin/ruff check packages tests bench evals scripts/evals.py
+.venv/bin/ruff format --check packages tests bench evals scripts/evals.py
+.venv/bin/mypy packages/kapi-core/src/kapi/core packages/kapi-formats/src/kapi/formats packages/kapi-cli/src/kapi/host packages/kapi-cli/src/kapi/cli packages/kapi-mcp/src/kapi/mcp evals/kapi_evals
 .venv/bin/python -m pytest "$@"

@@ -112,7 +112,12 @@ def test_no_test_reads_beside_the_checkout():
         r"""\.\./shared|parent\s*/\s*["']shared["']|parents\[\d\]\s*/\s*["']shared"""
     )
     offenders = []
-    for folder in [ROOT / "tests", ROOT / "bench", *(ROOT / "packages").glob("*/tests")]:
+    for folder in [
+        ROOT / "tests",
+        ROOT / "bench",
+        ROOT / "evals",
+        *(ROOT / "packages").glob("*/tests"),
+    ]:
         for path in folder.rglob("*.py"):
             if path.name == "test_architecture.py":
                 continue

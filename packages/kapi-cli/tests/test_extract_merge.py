@@ -218,6 +218,20 @@ def test_a_translation_handed_back_as_it_was_is_unchanged_even_when_its_source_m
     assert outcome == {"hello": "unchanged", "bye": "applied"}
 
 
+def one_file_project(tmp_path, path, target, text):
+    """A project of one source file ``path`` whose translations live at ``target``."""
+    root = tmp_path / "app"
+    (root / path).parent.mkdir(parents=True)
+    (root / "kapi.yaml").write_text(
+        RECIPE.split("collections:")[0]
+        + f"collections:\n  - name: app\n    content:\n      - path: {path}\n"
+        f"        target: {target}\n",
+        encoding="utf-8",
+    )
+    (root / path).write_text(text, encoding="utf-8")
+    return root
+
+
 ANDROID = """<?xml version="1.0" encoding="utf-8"?>
 <resources>
     <!-- Shown on the checkout button & more -->
@@ -227,15 +241,9 @@ ANDROID = """<?xml version="1.0" encoding="utf-8"?>
 
 
 def test_a_blocks_note_travels_with_its_unit_and_a_new_android_file_is_started(tmp_path):
-    root = tmp_path / "app"
-    (root / "res/values").mkdir(parents=True)
-    (root / "kapi.yaml").write_text(
-        RECIPE.split("collections:")[0]
-        + "collections:\n  - name: app\n    content:\n      - path: res/values/strings.xml\n"
-        "        target: res/values-{lang}/strings.xml\n",
-        encoding="utf-8",
+    root = one_file_project(
+        tmp_path, "res/values/strings.xml", "res/values-{lang}/strings.xml", ANDROID
     )
-    (root / "res/values/strings.xml").write_text(ANDROID, encoding="utf-8")
     done = run(root, "extract", "--to", "fr", "-o", "app.xlf")
     assert done.returncode == 0, done.stderr
     xliff = root / "app.xlf"
@@ -256,3 +264,271 @@ def test_extract_never_writes_over_the_projects_own_files(project, name):
     done = run(project, "extract", "--to", "fr", "-o", name)
     assert done.returncode == 2 and "name a new file" in done.stderr
     assert {p: p.read_bytes() for p in project.rglob("*") if p.is_file()} == before
+
+
+# --- PO -------------------------------------------------------------------------------------
+
+
+def extract_po(root, name="fr.po", *options):
+    done = run(root, "extract", "--to", "fr", "-o", name, "--format", "po", "--json", *options)
+    assert done.returncode == 0, done.stderr
+    return root / name
+
+
+def po_fill(path, targets, *, fuzzy=()):
+    """Fill entries as a translator's tool does: polib reads the file, sets msgstr and writes
+    the whole file again in its own layout (comments re-wrapped, flags cleared)."""
+    import polib
+
+    catalog = polib.pofile(str(path))
+    for entry in catalog:
+        if entry.msgid in targets:
+            entry.msgstr = targets[entry.msgid]
+            entry.flags = ["fuzzy"] if entry.msgid in fuzzy else []
+    catalog.save(str(path))
+
+
+def test_a_po_round_trip_through_a_translators_tool_lands_byte_faithfully(project):
+    po = extract_po(project)
+    text = po.read_text(encoding="utf-8")
+    assert "X-Kapi-Project: prj_interchangetest000000000000" in text
+    assert 'msgctxt "locales/en.json:hello"' in text
+    assert 'msgid "Hello, <ph id=\\"1\\"/>!"' in text
+    assert 'msgstr "Bonjour, <ph id=\\"1\\"/> !"' in text
+    assert 'msgid "Read the <pc id=\\"1\\">manual</pc> first."' in text
+    assert "{{name}}" not in text and "**" not in text  # the skeleton stays in kapi
+    po_fill(
+        po,
+        {
+            "Goodbye": "Salut",
+            "Guide": "Guide FR",
+            'Read the <pc id="1">manual</pc> first.': 'Lisez le <pc id="1">manuel</pc>.',
+        },
+    )
+    done, result = merge(project, "fr.po")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert {u["block"]: u["status"] for u in result["units"]} == {
+        "hello": "unchanged",
+        "bye": "applied",
+        "s1": "applied",
+        "s1/p1": "applied",
+    }
+    assert (project / "locales/fr.json").read_bytes() == FRENCH_JSON.replace(
+        "Au revoir", "Salut"
+    ).encode()
+    assert (project / "docs/guide.fr.md").read_text(encoding="utf-8") == (
+        "# Guide FR\n\nLisez le **manuel**.\n"
+    )
+
+
+def test_po_marks_a_stale_translation_fuzzy_skips_a_fuzzy_entry_and_refuses_a_moved_one(project):
+    done = run(project, "up", "--provider", "pseudo", "--json")  # kapi now knows each target
+    assert done.returncode == 0, done.stdout + done.stderr
+    source = project / "locales/en.json"
+    source.write_text(SOURCE_JSON.replace("Goodbye", "Bye for now"), encoding="utf-8")
+    po = extract_po(project)
+    entry = po.read_text(encoding="utf-8").split('msgctxt "locales/en.json:bye"')[0]
+    assert entry.rstrip().endswith("#, fuzzy")  # its source moved since it was written
+    po_fill(po, {"Bye for now": "À plus", "Guide": "Guide FR"}, fuzzy=("Guide",))
+    po_fill(po, {'Hello, <ph id="1"/>!': 'Salut, <ph id="1"/> !'})
+    source.write_text(source.read_text(encoding="utf-8").replace("Hello", "Hi"), encoding="utf-8")
+    done, result = merge(project, "fr.po")
+    assert done.returncode == 3, done.stdout + done.stderr
+    outcome = {u["block"]: (u["status"], u["code"]) for u in result["units"]}
+    assert outcome["bye"] == ("applied", "")
+    assert outcome["s1"] == ("skipped", "")  # still marked fuzzy: gettext does not use it
+    assert outcome["hello"] == ("refused", "stale")
+    assert result["status"] == "partial"
+    assert json.loads((project / "locales/fr.json").read_text(encoding="utf-8"))["bye"] == "À plus"
+    assert not (project / "docs/guide.fr.md").read_text(encoding="utf-8").startswith("# Guide FR")
+
+
+def test_a_po_target_with_markup_that_is_not_a_code_is_refused_guard(project):
+    po = extract_po(project)
+    po_fill(po, {"Goodbye": "Au <b>revoir</b>", 'Hello, <ph id="1"/>!': "Salut !"})
+    done, result = merge(project, "fr.po")
+    assert done.returncode == 3
+    refused = {u["block"]: u for u in result["units"] if u["status"] == "refused"}
+    assert {b: u["code"] for b, u in refused.items()} == {"bye": "guard", "hello": "guard"}
+    assert "<b> in the target is not a code" in refused["bye"]["reason"]
+    assert (project / "locales/fr.json").read_bytes() == FRENCH_JSON.encode()
+
+
+def _last_entry_dropped(text):
+    return text[: text.rindex("\n#. kapi")] + "\n"
+
+
+@pytest.mark.parametrize(
+    "spoil",
+    [
+        pytest.param(
+            lambda t: t.replace("prj_interchangetest000000000000", "prj_other"), id="other-project"
+        ),
+        pytest.param(lambda t: t[: t.rindex("msgstr") + 12], id="truncated-in-a-string"),
+        pytest.param(_last_entry_dropped, id="truncated-at-an-entry"),
+        pytest.param(
+            lambda t: t.replace('msgctxt "locales/en.json:bye"', 'msgctxt "locales/en.json:by"'),
+            id="changed-id",
+        ),
+        pytest.param(
+            lambda t: t + t[t.index("#. kapi", t.index("locales/en.json:bye") - 200) :],
+            id="duplicated-entry",
+        ),
+        pytest.param(lambda t: re.sub(r"#\. kapi .*\n", "", t, count=1), id="lost-record"),
+        pytest.param(lambda t: t.replace("X-Kapi-Project", "X-Project"), id="not-kapis"),
+    ],
+)
+def test_a_bad_po_file_is_refused_whole(project, spoil):
+    po = extract_po(project)
+    po_fill(po, {"Goodbye": "Salut"})
+    po.write_text(spoil(po.read_text(encoding="utf-8")), encoding="utf-8")
+    done, _ = merge(project, "fr.po")
+    assert done.returncode == 2, done.stdout + done.stderr
+    error = json.loads(done.stdout)
+    assert error["code"] == "invalid" and "nothing was merged" in error["error"]
+    assert "Traceback" not in done.stderr
+    assert (project / "locales/fr.json").read_bytes() == FRENCH_JSON.encode()
+
+
+# --- length limits --------------------------------------------------------------------------
+
+
+def test_length_limits_travel_in_each_interchange_format(project):
+    xliff2 = extract(project, "fr.xlf", "--max-chars", "40").read_text(encoding="utf-8")
+    assert '<slr:profiles generalProfile="xliff:codepoints"/>' in xliff2
+    assert xliff2.count('slr:sizeRestriction="40"') == 4
+    xliff12 = extract(project, "fr12.xlf", "--format", "xliff12", "--max-chars", "40")
+    assert xliff12.read_text(encoding="utf-8").count('maxwidth="40" size-unit="char"') == 4
+    po = extract_po(project, "fr.po", "--max-chars", "40").read_text(encoding="utf-8")
+    assert po.count("#. At most 40 characters.") == 4
+    assert "slr:" not in extract(project, "plain.xlf").read_text(encoding="utf-8")
+
+
+XLIFF_SOURCE = """<?xml version="1.0" encoding="UTF-8"?>
+<xliff xmlns="urn:oasis:names:tc:xliff:document:1.2" version="1.2">
+  <file original="app" source-language="en" datatype="plaintext">
+    <body>
+      <trans-unit id="pay" maxwidth="12" size-unit="char"><source>Pay now</source></trans-unit>
+      <trans-unit id="cancel"><source>Cancel the order</source></trans-unit>
+    </body>
+  </file>
+</xliff>
+"""
+
+
+def test_a_blocks_own_length_limit_reaches_the_extract_and_the_lower_limit_wins(tmp_path):
+    root = one_file_project(tmp_path, "l10n/app.en.xlf", "l10n/app.{lang}.xlf", XLIFF_SOURCE)
+    text = extract_po(root, "fr.po", "--max-chars", "30").read_text(encoding="utf-8")
+    pay, cancel = text.split('msgctxt "l10n/app.en.xlf:pay"')
+    assert "#. At most 12 characters." in pay and "30" not in pay
+    assert "#. At most 30 characters." in cancel
+    done = run(root, "extract", "--to", "fr", "-o", "fr.xlf")  # no cap: only the block's own
+    assert done.returncode == 0, done.stderr
+    xliff = (root / "fr.xlf").read_text(encoding="utf-8")
+    assert xliff.count("slr:sizeRestriction") == 1 and 'slr:sizeRestriction="12"' in xliff
+
+
+# --- office documents -----------------------------------------------------------------------
+
+OFFICE_RECIPE = RECIPE.split("collections:")[0] + (
+    "collections:\n  - name: office\n    content:\n      - path: docs/*.*\n"
+    "        target: docs/fr/{filename}\n"
+)
+
+
+def parts(path):
+    import zipfile
+
+    with zipfile.ZipFile(path) as package:
+        return {name: package.read(name) for name in package.namelist()}
+
+
+@pytest.mark.parametrize(
+    ("kind", "name"), [("docx", "report.docx"), ("xlsx", "book.xlsx"), ("pptx", "deck.pptx")]
+)
+def test_merged_targets_land_in_an_office_document_changing_only_their_text(tmp_path, kind, name):
+    from tests.office_made import office_bytes
+
+    root = tmp_path / "office"
+    (root / "docs").mkdir(parents=True)
+    (root / "kapi.yaml").write_text(OFFICE_RECIPE, encoding="utf-8")
+    (root / "docs" / name).write_bytes(office_bytes(kind))
+    done = run(root, "extract", "--to", "fr", "-o", "fr.xlf", "--json")
+    assert done.returncode == 0, done.stderr
+    units = json.loads(done.stdout)["units"]
+    xliff = root / "fr.xlf"
+    xliff.write_text(  # a translator marks every unit: "FR " before its first word
+        re.sub(
+            r"<source>(.*?)</source>",
+            lambda m: f"<source>{m.group(1)}</source><target>FR {m.group(1)}</target>",
+            xliff.read_text(encoding="utf-8"),
+        ),
+        encoding="utf-8",
+    )
+    done, result = merge(root)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert result["status"] == "applied" and len(result["units"]) == units
+    source, french = parts(root / "docs" / name), parts(root / "docs/fr" / name)
+    assert list(french) == list(source)
+    changed = [part for part in source if source[part] != french[part]]
+    for part in changed:  # each differs only by the text a unit inserted where its text starts
+        assert french[part].replace(b">FR ", b">") == source[part], part
+    assert sum(french[part].count(b">FR ") for part in changed) == units
+
+    # A second hand-off changes one unit of the existing translation, and only that.
+    first = result["units"][0]
+    done = run(root, "extract", "--to", "fr", "-o", "again.xlf")
+    assert done.returncode == 0, done.stderr
+    again = root / "again.xlf"
+    text = again.read_text(encoding="utf-8")
+    unit = text[text.index(f'name="{first["block"]}"') :]
+    old = re.search(r"<target>FR (.*?)</target>", unit).group(1)
+    again.write_text(
+        text.replace(f"<target>FR {old}</target>", "<target>Traduit</target>", 1), encoding="utf-8"
+    )
+    before = parts(root / "docs/fr" / name)
+    done, result = merge(root, "again.xlf")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert [u["status"] for u in result["units"]].count("applied") == 1
+    after = parts(root / "docs/fr" / name)
+    touched = [part for part in before if before[part] != after[part]]
+    assert len(touched) == 1
+    assert after[touched[0]] == before[touched[0]].replace(f">FR {old}<".encode(), b">Traduit<", 1)
+
+
+def test_a_docx_translation_keeps_its_bold_run_bold(tmp_path):
+    import docx
+
+    from tests.office_made import office_bytes
+
+    root = tmp_path / "office"
+    (root / "docs").mkdir(parents=True)
+    (root / "kapi.yaml").write_text(OFFICE_RECIPE, encoding="utf-8")
+    (root / "docs/report.docx").write_bytes(office_bytes("docx"))
+    xliff = root / "fr.xlf"
+    assert run(root, "extract", "--to", "fr", "-o", "fr.xlf").returncode == 0
+    fill(
+        xliff,
+        'Revenue grew in every region, <pc id="1">especially in the north</pc>.',
+        'Le chiffre a augmenté partout, <pc id="1">surtout au nord</pc>.',
+    )
+    done, _ = merge(root)
+    assert done.returncode == 0, done.stdout + done.stderr
+    paragraph = docx.Document(str(root / "docs/fr/report.docx")).paragraphs[1]
+    assert [(r.text, bool(r.bold)) for r in paragraph.runs] == [
+        ("Le chiffre a augmenté partout, ", False),
+        ("surtout au nord", True),
+        (".", False),
+    ]
+
+
+def test_po_leaves_out_a_block_whose_text_reads_like_a_code(project):
+    (project / "locales/en.json").write_text(
+        SOURCE_JSON.replace("Goodbye", "Close the </pc> tag"), encoding="utf-8"
+    )
+    done = run(project, "extract", "--to", "fr", "-o", "fr.po", "--format", "po", "--json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["units"] == 3
+    assert "locales/en.json bye: its text spells <ph>/<pc> (use XLIFF)" in result["left_out"]
+    assert "Close the" not in (project / "fr.po").read_text(encoding="utf-8")

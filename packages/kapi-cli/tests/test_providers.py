@@ -558,3 +558,57 @@ def test_terms_and_the_voice_brief_reach_the_model(shop):
     message = json.loads(api.requests[0]["body"]["messages"][-1]["content"])
     assert {"source": "Northwind", "target": "Northwind"} in message["terms"]
     assert "Northwind shop UI" in message["voice"]
+
+
+SENSITIVE = {
+    "email": "ann@example.com",
+    "phone": "+44 20 7946 0958",
+    "card": "4111 1111 1111 1111",
+    "ip": "10.0.0.12",
+    "url": "https://intranet.example/orders?id=7",
+    "sku": "ACME-ROCKET-42",  # a recipe rule's own category
+}
+SENSITIVE_HELP = (
+    "Mail {email} or call {phone}; pay with {card}, reach {ip}, see {url} and quote {sku}."
+).format(**SENSITIVE)
+
+
+def test_secure_translate_sends_the_provider_no_sensitive_value_and_restores_each(shop):
+    recipe = shop / "kapi.yaml"
+    recipe.write_text(
+        recipe.read_text().replace(
+            "  target_languages: [fr, de]\n",
+            "  target_languages: [fr, de]\n  redaction:\n    rules:\n"
+            "      - pattern: 'ACME-[A-Z]+-\\d+'\n        category: sku\n",
+        )
+    )
+    source = shop / "locales/en.json"
+    source.write_text(
+        source.read_text().replace("Simply contact support if anything goes wrong.", SENSITIVE_HELP)
+    )
+    api, env = served("openai")
+    try:
+        done = run(
+            shop, "run", "secure-translate", "locales/en.json", "--to", "fr", "--provider",
+            "openai", "--json", env=env,
+        )  # fmt: skip
+        sent = json.dumps([request["body"] for request in api.requests], ensure_ascii=False)
+        plain = run(
+            shop, "translate", "locales/en.json", "--to", "de", "--provider", "openai", env=env
+        )
+        sent_plain = json.dumps([r["body"] for r in api.requests], ensure_ascii=False)
+    finally:
+        api.close()
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "<x id=" in sent and "Mail " in sent  # the text went, with codes in the values' place
+    for value in SENSITIVE.values():
+        assert value not in sent
+        assert value in sent_plain  # without redaction the same server sees every one
+    assert plain.returncode == 0, plain.stderr
+    help_fr = json.loads((shop / "locales/fr.json").read_text())["checkout"]["help"]
+    assert help_fr == "FR " + SENSITIVE_HELP  # each original restored exactly where it was
+    vault = json.loads((shop / ".kapi/vault.json").read_text())
+    assert set(vault.values()) == set(SENSITIVE.values())
+    assert {key.split("_")[0] for key in vault} == {
+        "{{EMAIL", "{{PHONE", "{{CARD", "{{IP", "{{URL", "{{SKU"
+    }  # fmt: skip

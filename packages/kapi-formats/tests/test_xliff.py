@@ -1003,3 +1003,25 @@ def test_removed_target_writes_the_catalogue_without_it(
     )
     rest = [(source, None) if i == index else (source, t) for i, (source, t) in enumerate(units)]
     assert V1.write(changed) == _catalogue(newline, indent, '"', rest, newline)
+
+
+def test_a_units_length_limit_in_characters_is_the_blocks_max_chars() -> None:
+    v1 = (
+        b'<xliff xmlns="urn:oasis:names:tc:xliff:document:1.2" version="1.2">'
+        b'<file original="a" source-language="en" datatype="plaintext"><body>'
+        b'<trans-unit id="a" maxwidth="12" size-unit="char"><source>Pay</source></trans-unit>'
+        b'<trans-unit id="b" maxwidth="80"><source>Pixels, by default</source></trans-unit>'
+        b"</body></file></xliff>"
+    )
+    blocks = V1.read(v1, path="a.xlf").blocks
+    assert [b.properties.get("max_chars") for b in blocks] == ["12", None]
+    v2 = (
+        '<xliff xmlns="urn:oasis:names:tc:xliff:document:2.0" '
+        'xmlns:slr="urn:oasis:names:tc:xliff:sizerestriction:2.0" version="2.0" srcLang="en">'
+        '<file id="f1">{profile}<unit id="a" slr:sizeRestriction="20">'
+        "<segment><source>Pay</source></segment></unit></file></xliff>"
+    )
+    counted = v2.format(profile='<slr:profiles generalProfile="xliff:codepoints"/>')
+    assert V2.read(counted.encode(), path="b.xlf").blocks[0].properties["max_chars"] == "20"
+    unprofiled = V2.read(v2.format(profile="").encode(), path="c.xlf").blocks[0]
+    assert "max_chars" not in unprofiled.properties  # a size in no known unit is not a length

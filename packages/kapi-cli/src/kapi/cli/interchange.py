@@ -1,4 +1,4 @@
-"""``kapi extract`` and ``kapi merge``: hand a project's content to a translator's tool as XLIFF."""
+"""``kapi extract`` and ``kapi merge``: hand a project's content to a translator's tool (XLIFF, PO)."""
 
 from __future__ import annotations
 
@@ -14,31 +14,49 @@ from kapi.host.errors import KapiError
 @click.command()
 @click.argument("files", nargs=-1)
 @click.option("--to", "language", required=True, metavar="LANG", help="The target language.")
-@click.option("-o", "--output", required=True, metavar="FILE", help="The XLIFF file to write.")
+@click.option("-o", "--output", required=True, metavar="FILE", help="The file to write.")
 @click.option(
     "--format",
     "format_name",
-    type=click.Choice(["xliff20", "xliff12"]),
+    type=click.Choice(["xliff20", "xliff12", "po"]),
     default="xliff20",
     show_default=True,
     help="The interchange format.",
 )
+@click.option(
+    "--max-chars",
+    type=click.IntRange(min=0),
+    default=0,
+    metavar="N",
+    help="A length limit for every unit (a block's own lower limit wins).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print what was written as JSON.")
 def extract(
-    files: tuple[str, ...], language: str, output: str, format_name: str, as_json: bool
+    files: tuple[str, ...],
+    language: str,
+    output: str,
+    format_name: str,
+    max_chars: int,
+    as_json: bool,
 ) -> None:
-    """Write the translatable blocks of FILES (default: the project's) as XLIFF for LANG.
+    """Write the translatable blocks of FILES (default: the project's) as XLIFF or PO for LANG.
 
     One unit per block, inline codes as <ph>/<pc>, existing translations as targets
-    with their state; the project id and each unit's revisions are recorded so
-    `kapi merge` can tell what moved meanwhile.
+    with their state, length limits where a unit has one; the project id and each
+    unit's revisions are recorded so `kapi merge` can tell what moved meanwhile.
     """
     from kapi.host.interchange import ExtractRequest, run_extract
 
     workspace = workspace_of()
     try:
         result = run_extract(
-            ExtractRequest(language=language, output=output, docs=files, format=format_name),
+            ExtractRequest(
+                language=language,
+                output=output,
+                docs=files,
+                format=format_name,
+                max_chars=max_chars,
+            ),
             workspace,
         )
     except KapiError as err:
@@ -54,7 +72,7 @@ def extract(
 @click.argument("file")
 @click.option("--json", "as_json", is_flag=True, help="Print each unit's outcome as JSON.")
 def merge(file: str, as_json: bool) -> None:
-    """Land the targets of a returned XLIFF FILE in the project's files.
+    """Land the targets of a returned XLIFF or PO FILE in the project's files.
 
     \b
     Exit codes: 0 every target landed; 3 some refused (stale, guard): the rest landed;
@@ -72,6 +90,8 @@ def merge(file: str, as_json: bool) -> None:
     for unit in result.units:
         if unit.status == "refused":
             warn(f"refused {unit.doc} {unit.block} ({unit.code}): {unit.reason}")
+        elif unit.status == "skipped":
+            warn(f"skipped {unit.doc} {unit.block}: {unit.reason}")
     landed = sum(u.status == "applied" for u in result.units)
     warn(f"{result.status}: {landed} of {len(result.units)} target(s) landed")
     sys.exit(result.exit_code)

@@ -176,10 +176,10 @@ def up(
         emit_json(encode(result))
         sys.exit(result.exit_code)
     rows = [
-        [p.language, str(p.missing), str(p.stale), str(p.review), str(p.current)]
+        [p.language, str(p.missing), str(p.stale), str(p.review), str(p.current), str(p.waiting)]
         for p in result.languages
     ]
-    _show(["language", "missing", "stale", "review", "current"], rows)
+    _show(["language", "missing", "stale", "review", "current", "waiting"], rows)
     for unit in result.review:
         warn(f"review: {unit.doc} {unit.block} ({unit.language}): {unit.reason}")
     _print_units(result)

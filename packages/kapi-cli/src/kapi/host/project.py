@@ -31,6 +31,7 @@ __all__ = [
     "ContentItem",
     "Project",
     "RecipeError",
+    "RedactionRule",
     "discover_project",
     "line_of_key",
     "load_project",
@@ -80,6 +81,7 @@ _DEFAULT_KEYS = (
     "memory",
     "comments",
     "translate_after",
+    "redaction",
 )
 _COLLECTION_KEYS = (
     "name",
@@ -129,6 +131,16 @@ class ContentItem:
 
 
 @frozen
+class RedactionRule:
+    """One of the recipe's redaction rules (``defaults.redaction.rules``): a regular expression
+    (a literal ``term`` is one, escaped) whose matches become placeholders of ``category``."""
+
+    category: str
+    pattern: str
+    ignore_case: bool = False
+
+
+@frozen
 class Collection:
     name: str
     items: tuple[ContentItem, ...]
@@ -153,6 +165,8 @@ class Project:
     exclude: tuple[str, ...] = ()
     raw: Mapping[str, Any] = field(factory=dict, eq=False, repr=False)
     warnings: tuple[str, ...] = ()
+    redaction_rules: tuple[RedactionRule, ...] = ()
+    translate_after: str = "written"  # or "established": a source waits for a person's decision
 
     @property
     def state_dir(self) -> Path:
@@ -424,6 +438,17 @@ def load_project(recipe_path: Path) -> Project:
         data = _recipe_data(recipe_path, text)
     except YamlSyntaxError as err:
         raise RecipeError(str(err), path=recipe_path, line=err.line) from None
+    try:
+        return _project_of(recipe_path, data)
+    except RecipeError as err:
+        if err.line is not None:
+            raise
+    # The data came from the governance cache, which keeps no lines: read the text again
+    # so the error names its line.
+    return _project_of(recipe_path, load_yaml(text))
+
+
+def _project_of(recipe_path: Path, data: Any) -> Project:
     if not isinstance(data, Mapping):
         raise RecipeError("a recipe is a mapping of keys", path=recipe_path)
     warnings: list[str] = []
@@ -459,6 +484,14 @@ def load_project(recipe_path: Path) -> Project:
         str(p) for p in _list(defaults.get("exclude"), recipe_path, defaults, "exclude")
     )
     _check_gates(data, recipe_path)
+    translate_after = defaults.get("translate_after", "written")
+    if translate_after not in ("written", "established"):
+        raise RecipeError(
+            f"translate_after is written or established (got {translate_after!r})",
+            path=recipe_path,
+            line=line_of(defaults, "translate_after"),
+            key="defaults.translate_after",
+        )
     project_id = str(data.get("id") or "")
     if project_id and not project_id.startswith("prj_"):
         warnings.append(f"{recipe_path}: id {project_id!r} does not look minted by kapi (prj_…)")
@@ -474,7 +507,114 @@ def load_project(recipe_path: Path) -> Project:
         exclude=exclude,
         raw=data,
         warnings=tuple(warnings),
+        redaction_rules=_redaction(defaults, recipe_path, warnings),
+        translate_after=str(translate_after),
     )
+
+
+_REDACTION_KEYS = ("rules",)
+_RULE_KEYS = ("pattern", "term", "category", "flags")
+_RULE_FLAGS = ("ignorecase", "wholeword")
+_CATEGORY = re.compile(r"[a-z][a-z0-9_]{0,31}")
+
+
+def _redaction(
+    defaults: Mapping[str, Any], path: Path, warnings: list[str]
+) -> tuple[RedactionRule, ...]:
+    """``defaults.redaction.rules``: each a ``pattern`` or a ``term``, a ``category``, ``flags``."""
+    node = defaults.get("redaction")
+    if node is None:
+        return ()
+    key = "defaults.redaction"
+    if not isinstance(node, Mapping):
+        raise RecipeError(
+            "redaction is a mapping with rules",
+            path=path,
+            line=line_of(defaults, "redaction"),
+            key=key,
+        )
+    _typos(node, _REDACTION_KEYS, f"{key}.", path, warnings)
+    if isinstance(node.get("rules"), str):
+        raise RecipeError(
+            "list the rules here (each a pattern or a term, with a category)",
+            path=path,
+            line=line_of(node, "rules"),
+            key=f"{key}.rules",
+        )
+    rules = []
+    for index, rule in enumerate(_list(node.get("rules"), path, node, "rules")):
+        where = f"{key}.rules[{index}]"
+        line = line_of(node["rules"], index)
+        if not isinstance(rule, Mapping):
+            raise RecipeError(
+                "a rule is a mapping with pattern or term, and category",
+                path=path,
+                line=line,
+                key=where,
+            )
+        unknown = [str(name) for name in rule if name not in _RULE_KEYS]
+        if unknown:
+            raise RecipeError(
+                f"unknown key {unknown[0]!r} (a rule takes {', '.join(_RULE_KEYS)})",
+                path=path,
+                line=line_of(rule, unknown[0]) or line,
+                key=f"{where}.{unknown[0]}",
+            )
+        given = [name for name in ("pattern", "term") if name in rule]
+        if len(given) != 1 or not isinstance(rule[given[0]], str) or not rule[given[0]]:
+            raise RecipeError(
+                "a rule has one of pattern (a regular expression) or term (a literal text)",
+                path=path,
+                line=line,
+                key=where,
+            )
+        category = rule.get("category", "custom")
+        if not isinstance(category, str) or not _CATEGORY.fullmatch(category):
+            raise RecipeError(
+                f"category is a lowercase name such as sku or person (got {category!r})",
+                path=path,
+                line=line_of(rule, "category") or line,
+                key=f"{where}.category",
+            )
+        flags = rule.get("flags") or []
+        if isinstance(flags, str):
+            flags = [flags]
+        bad = (
+            [str(flag) for flag in flags if flag not in _RULE_FLAGS]
+            if isinstance(flags, Sequence)
+            else [repr(flags)]
+        )
+        if bad:
+            raise RecipeError(
+                f"flags are {' and '.join(_RULE_FLAGS)} (got {bad[0]})",
+                path=path,
+                line=line_of(rule, "flags") or line,
+                key=f"{where}.flags",
+            )
+        text = rule[given[0]]
+        pattern = text if given[0] == "pattern" else re.escape(text)
+        if "wholeword" in flags:
+            pattern = rf"(?<!\w)(?:{pattern})(?!\w)"
+        ignore_case = "ignorecase" in flags
+        try:
+            compiled = re.compile(pattern, re.IGNORECASE if ignore_case else 0)
+        except re.error as err:
+            raise RecipeError(
+                f"not a regular expression: {err.msg}"
+                + (f" at position {err.pos}" if err.pos is not None else ""),
+                path=path,
+                line=line_of(rule, given[0]) or line,
+                key=f"{where}.{given[0]}",
+            ) from None
+        if compiled.fullmatch(""):
+            raise RecipeError(
+                "matches empty text; a rule must match at least one character",
+                path=path,
+                line=line_of(rule, given[0]) or line,
+                key=f"{where}.{given[0]}",
+            )
+        rules.append(RedactionRule(category=category, pattern=pattern, ignore_case=ignore_case))
+    return tuple(rules)
 
 
 def line_of_key(raw: Any, key: str) -> int | None:

@@ -2,7 +2,7 @@
 
 A text tool runs on one string (``kapi exec TOOL --text T``); a file tool on
 files; a unit tool is a step of the translation pipeline (``kapi run``).
-``redact`` and ``unredact`` are :mod:`kapi.host.redaction`'s.
+``redact`` and ``unredact`` are :mod:`kapi.host.vault`'s (detectors in :mod:`kapi.host.redaction`).
 """
 
 from __future__ import annotations
@@ -75,8 +75,9 @@ TOOLS: tuple[Tool, ...] = (
     ),
     Tool(
         "redact",
-        "Replace e-mail addresses, URLs, IP addresses, card and phone numbers and keys with "
-        "typed placeholders, the originals kept in the project's .kapi/ vault.",
+        "Replace e-mail addresses, URLs, IP addresses, card and phone numbers, keys and what "
+        "the recipe's redaction rules match with typed placeholders, the originals kept in the "
+        "project's .kapi/ vault.",
         _schema(),
         ("text", "units"),
     ),

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from kapi.core.model import Block
     from kapi.host.memory_store import MemoryIndex, Stamp
     from kapi.host.providers.port import Provider
+    from kapi.host.redaction import Redactor
     from kapi.host.workspace import Workspace
 
 __all__ = [
@@ -105,7 +106,7 @@ def classify(
 
     units: list[Unit] = []
     for block in staged.document.blocks:
-        if not block.translatable or not _has_words(block.source):
+        if not block.translatable or not has_words(block.source):
             continue
         source_rev = source_revision(block)
         for language in languages:
@@ -150,7 +151,8 @@ def classify(
     return units
 
 
-def _has_words(runs: Runs) -> bool:
+def has_words(runs: Runs) -> bool:
+    """Whether ``runs`` hold a letter to translate (a block of numbers or codes has none)."""
     from kapi.core.model import plain_text
 
     return any(ch.isalpha() for ch in plain_text(runs))
@@ -208,7 +210,7 @@ def segments_of(runs: Runs, prefix: str) -> list[tuple[str, Runs]]:
 
     def flush() -> None:
         nonlocal count
-        if span and _has_words(tuple(span)):
+        if span and has_words(tuple(span)):
             out.append((f"{prefix}.{count}", tuple(span)))
         count += 1
         span.clear()
@@ -294,12 +296,15 @@ def translate_units(
     voice: str = "",
     terms: dict[str, tuple[dict[str, str], ...]] | None = None,
     leverage: bool = True,
-    redact: bool = False,
+    redactor: Redactor | None = None,
 ) -> tuple[list[Made], list[UnitOutcome]]:
     """New target runs for ``units``: memory's exact matches first, the provider for the rest.
 
     A unit whose reply a provider got wrong, or whose result fails QA, is
-    refused (an outcome with the reason) and nothing of it is written.
+    refused (an outcome with the reason) and nothing of it is written. With a
+    ``redactor``, each sensitive value is a placeholder code before anything
+    sees the text (its original in the vault, saved first) and its original
+    again in the result.
     """
     from kapi.core.edittext import EditTextError, parse_edit_text, render_edit_text
     from kapi.host.providers.memory import MemoryProvider
@@ -315,12 +320,12 @@ def translate_units(
         segments: list[Segment] = []
         for number, unit in enumerate(group):
             for key, span in segments_of(unit.source, f"u{number}"):
-                if redact:
-                    from kapi.host.redaction import redact_runs
-
-                    span = redact_runs(span)
+                if redactor is not None:
+                    span = redactor.redact(span)
                 pieces[key] = (unit, span)
                 segments.append(Segment(id=key, text=render_edit_text(span), runs=span))
+        if redactor is not None:
+            redactor.vault.save()  # the originals are kept before any provider is asked
         answers: dict[str, str] = {}
         leveraged: set[str] = set()
         if (
@@ -366,13 +371,13 @@ def translate_units(
             unit, span = pieces[key]
             try:
                 runs = parse_edit_text(text, span)
-                if redact:
-                    from kapi.host.redaction import unredact_runs
-
-                    runs = unredact_runs(runs)
+                if redactor is not None:
+                    runs = redactor.restore(runs)
                 translated.setdefault(id(unit), {})[key] = runs
             except EditTextError as err:
                 failed[id(unit)] = f"{provider.name}: {err.message}"
+            except KeyError as err:
+                failed[id(unit)] = f"the vault holds no original for {err.args[0]}; nothing written"
         for number, unit in enumerate(group):
             keys = [key for key, _ in segments_of(unit.source, f"u{number}")]
             if id(unit) in failed:

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from kapi.core.change.ports import Staged
     from kapi.host.memory_store import MemoryIndex
     from kapi.host.providers.port import ProviderOptions
+    from kapi.host.redaction import Redactor
     from kapi.host.workspace import Workspace
 
 __all__ = [
@@ -59,6 +60,7 @@ class LanguagePlan:
     stale: int
     review: int
     current: int
+    waiting: int = 0  # to translate once a person establishes its source (translate_after)
 
 
 @frozen
@@ -111,6 +113,34 @@ def _options(workspace: Workspace, options: ProviderOptions | None) -> ProviderO
     if not chosen.model and isinstance(model, str):
         chosen = evolve(chosen, model=model)
     return chosen
+
+
+def _waiting_sources(workspace: Workspace, staged: Staged) -> set[str]:
+    """The blocks of ``staged`` whose source no person has established, when the recipe has
+    translation wait for that (``defaults.translate_after: established``)."""
+    from kapi.host.review import established
+    from kapi.host.translate import source_revision
+
+    project, store = workspace.project, workspace.store
+    if project is None or project.translate_after != "established":
+        return set()
+    return {
+        block.ref_key
+        for block in staged.document.blocks
+        if block.translatable
+        and not (
+            store is not None
+            and established(store.decisions(staged.doc, block.ref_key, ""), source_revision(block))
+        )
+    }
+
+
+def _redactor(workspace: Workspace) -> Redactor:
+    """What keeps sensitive values from a provider: the detectors and the project's vault."""
+    from kapi.host.redaction import Redactor, detector_for
+    from kapi.host.vault import Vault
+
+    return Redactor(detector_for(workspace.project), Vault.of(workspace))
 
 
 def _require_project(workspace: Workspace, verb: str) -> None:
@@ -166,6 +196,7 @@ def run_up(request: UpRequest, workspace: Workspace, progress: Progress | None =
         "" if request.plan and not request.provider else provider_name(workspace, request.provider)
     )
     options = _options(workspace, request.options)
+    redactor = _redactor(workspace) if request.redact and not request.plan else None
     index = memory_index(workspace)
     try:
         provider = None if request.plan else make_provider(name, options, memory=index)
@@ -188,11 +219,15 @@ def run_up(request: UpRequest, workspace: Workspace, progress: Progress | None =
             units = classify(staged, languages, stamps)
             adopted.extend(adopt_stamps(units, stamps, now()))
             todo = []
+            waiting = _waiting_sources(workspace, staged)
             for unit in units:
                 counts = plans.setdefault(
-                    unit.language, {"missing": 0, "stale": 0, "review": 0, "current": 0}
+                    unit.language,
+                    {"missing": 0, "stale": 0, "review": 0, "current": 0, "waiting": 0},
                 )
-                if unit.state == "missing":
+                if unit.state in ("missing", "draft-stale") and unit.block in waiting:
+                    counts["waiting"] += 1
+                elif unit.state == "missing":
                     counts["missing"] += 1
                     todo.append(unit)
                 elif unit.state == "draft-stale":
@@ -271,7 +306,7 @@ def run_up(request: UpRequest, workspace: Workspace, progress: Progress | None =
                     voice=voice,
                     terms=terms,
                     leverage=request.leverage,
-                    redact=request.redact,
+                    redactor=redactor,
                 )
                 outcomes.extend(refused)
                 if (

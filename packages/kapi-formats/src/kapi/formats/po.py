@@ -56,7 +56,7 @@ from kapi.core.model import Block, Document, Edition, PcClose, PcOpen, Ph, Plura
 from kapi.formats.common import canonical_or_error, gc_paused, text_encoding
 from kapi.formats.skeleton import Span, TextSkeleton, decode_text, line_column
 
-__all__ = ["PoFormat", "plural_categories"]
+__all__ = ["PoFormat", "header_fields", "plural_categories"]
 
 FORMAT = "po"
 PIVOT = "n"
@@ -153,6 +153,9 @@ class PoSkeleton:
     long_single: bool  # a long value on one line: the file may not wrap at all
     target_locale: str
     layout: dict[str, int] = field(factory=dict, eq=False, repr=False)  # the width, once found
+    header: Mapping[str, str] = field(
+        factory=dict, eq=False
+    )  # the header entry's fields, names lowercased
 
     @property
     def width(self) -> int:
@@ -640,6 +643,12 @@ def _previous(lines: list[str]) -> dict[str, str]:
     return out
 
 
+def header_fields(document: Document) -> Mapping[str, str]:
+    """The header entry's fields of a PO document this format read (names lowercased)."""
+    skeleton = document.skeleton
+    return skeleton.header if isinstance(skeleton, PoSkeleton) else {}
+
+
 def _header_fields(value: str) -> dict[str, str]:
     out: dict[str, str] = {}
     for line in value.split("\n"):
@@ -795,6 +804,7 @@ class PoFormat:
             entries=tuple(entries),
             long_single=reader.long_single,
             target_locale=target_locale,
+            header=header,
         )
         return Document(
             format=FORMAT,

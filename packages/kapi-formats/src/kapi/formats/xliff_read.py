@@ -17,6 +17,11 @@ from kapi.formats.xmlspans import XML_NS, Node, decode_gap
 __all__ = ["Reader", "Slot", "Unit", "XliffSkeleton"]
 
 _LANG = f"{{{XML_NS}}}lang"
+# The size and length restriction module of XLIFF 2: a unit's limit, counted in code points
+# when the file's profile says so.
+_SLR = "urn:oasis:names:tc:xliff:sizerestriction:2.0"
+_SIZE = f"{{{_SLR}}}sizeRestriction"
+LIMIT = "max_chars"  # the block property of a unit's length limit in characters
 
 
 # status as read from XLIFF 1.2 state values
@@ -109,6 +114,7 @@ class Reader:
         self.file_keys: list[tuple[str, str]] = []  # (file key, unit id) per block
         self.target_lang_raw = ""
         self.unnamed_files: set[str] = set()
+        self.codepoints = False  # the current 2.x file counts sizes in code points
 
     def error(self, message: str, node: Node | None, code: str = "invalid") -> FormatError:
         index = node.start if node is not None else 0
@@ -184,6 +190,10 @@ class Reader:
                 if not key:
                     key = f"file{index + 1}"
                     self.unnamed_files.add(key)
+                self.codepoints = any(
+                    child.ns == _SLR and child.attrs.get("generalProfile") == "xliff:codepoints"
+                    for child in file_node.elements("profiles")
+                )
                 self.walk(file_node, key, translate=file_node.attrs.get("translate") != "no")
 
     def walk(self, node: Node, file_key: str, translate: bool) -> None:
@@ -263,6 +273,8 @@ class Reader:
         for name in ("resname", "restype", "approved"):
             if name in unit.attrs:
                 properties[name] = unit.attrs[name]
+        if unit.attrs.get("size-unit") == "char" and unit.attrs.get("maxwidth", "").isdigit():
+            properties[LIMIT] = str(int(unit.attrs["maxwidth"]))
         if target is not None and "state" in target.attrs:
             properties["state"] = target.attrs["state"]
         if file_key not in self.unnamed_files:
@@ -340,6 +352,8 @@ class Reader:
         properties: dict[str, str] = {}
         if "name" in unit.attrs:
             properties["name"] = unit.attrs["name"]
+        if self.codepoints and unit.attrs.get(_SIZE, "").isdigit():
+            properties[LIMIT] = str(int(unit.attrs[_SIZE]))
         if file_key not in self.unnamed_files:
             properties["file"] = file_key
         note = self.notes(unit)

@@ -69,8 +69,9 @@ DESCRIPTIONS = {
     "up": "Bring every declared translation up to date.",
     "up_plan": "What up would do, without doing it.",
     "stats": "Blocks, words and characters per file and in total.",
-    "review_queue": "Translations waiting for review.",
-    "review_block": "One translation under review, with its ref and rev.",
+    "review_queue": "Translations (and sources, when translation waits for them) waiting for review.",
+    "review_block": "One edition under review: its ref and rev, its decisions, the blocks around "
+    "it, the content memory's best match and the findings on it.",
     "context_observe": "Record an observation (the generation before context_note).",
     "context_correct": "Record a person's correction (the generation before context_note).",
     "context_withdraw": "Withdraw a suggestion (the generation before context_note).",
