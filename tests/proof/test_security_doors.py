@@ -44,8 +44,19 @@ _RUNNERS = {"run", "Popen", "call", "check_call", "check_output"}
 
 def shell_calls(source: Path) -> list[str]:
     """Where ``source`` starts a shell or passes a command line as one string."""
-    found = []
-    for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+    found: list[str] = []
+    text = source.read_text(encoding="utf-8")
+    if not any(word in text for word in ("subprocess", "os.", "pty.")):
+        return found
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.ImportFrom):  # from os import system: a name the calls hide
+            for alias in node.names:
+                shell = (node.module, alias.name) in _SHELLS
+                if shell or (node.module == "subprocess" and alias.name in _RUNNERS):
+                    found.append(
+                        f"{source.name}:{node.lineno}: from {node.module} import {alias.name}"
+                    )
+            continue
         if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
             continue
         owner = node.func.value.id if isinstance(node.func.value, ast.Name) else ""
@@ -70,9 +81,9 @@ def test_the_shell_finder_finds_a_shell(tmp_path):
     probe = tmp_path / "probe.py"
     probe.write_text(
         "import os, subprocess\nos.system('x')\nsubprocess.run('ls', shell=True)\n"
-        "os.execv('/bin/sh', ['sh'])\n"
+        "os.execv('/bin/sh', ['sh'])\nfrom subprocess import run\n"
     )
-    assert len(shell_calls(probe)) == 4, shell_calls(probe)
+    assert len(shell_calls(probe)) == 5, shell_calls(probe)
 
 
 @pytest.fixture
