@@ -86,17 +86,6 @@ def test_the_shell_finder_finds_a_shell(tmp_path):
     assert len(shell_calls(probe)) == 5, shell_calls(probe)
 
 
-@pytest.fixture
-def shop(tmp_path, monkeypatch):
-    root = tmp_path / "shop"
-    shutil.copytree(ROOT / "examples/shop", root)
-    monkeypatch.chdir(root)
-    for name in ("KAPI_PROJECT", "KAPI_NO_PROJECT", "CLAUDECODE", "CODEX_SESSION_ID"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("KAPI_ACTOR", "person")
-    return root
-
-
 @pytest.mark.parametrize(
     "name",
     ["a; touch pwned.txt", "$(touch pwned.txt).txt", "`touch pwned.txt`.txt", "a|touch pwned.txt"],

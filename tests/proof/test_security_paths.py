@@ -112,18 +112,12 @@ SPELLINGS = ["climbing", "absolute", "linked"]
 
 
 @pytest.fixture
-def place(tmp_path, monkeypatch):
-    shop = tmp_path / "shop"
-    shutil.copytree(ROOT / "examples/shop", shop)
+def place(shop, tmp_path):
     outside = tmp_path / "outside"
     outside.mkdir()
     for name, text in OUTSIDE_FILES.items():
         (outside / name).write_text(text, encoding="utf-8")
     (shop / "linked").symlink_to(outside, target_is_directory=True)
-    monkeypatch.chdir(shop)
-    for name in ("KAPI_PROJECT", "KAPI_NO_PROJECT", "CLAUDECODE", "CODEX_SESSION_ID"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("KAPI_ACTOR", "person")
     return shop, outside
 
 

@@ -19,10 +19,7 @@ connected a socket, and each read must end within the fuzzers' deadline.
 
 from __future__ import annotations
 
-import shutil
 import sys
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -32,6 +29,7 @@ from kapi.cli.main import cli
 from kapi.core.format import FormatError
 from kapi.formats import registry
 from tests.proof import fuzzing
+from tests.proof.local_server import CountingServer
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "SECRET-xxe-5b7d0c"
@@ -51,41 +49,15 @@ def _audit(event: str, args: tuple[object, ...]) -> None:
 sys.addaudithook(_audit)  # audit hooks stay for the process; this one only watches when asked
 
 
-class Counter:
-    """A local server answering every request with a DTD that would read the secret file."""
-
-    def __init__(self, secret: Path) -> None:
-        self.paths: list[str] = []
-        counter = self
-        body = f'<!ENTITY x SYSTEM "file://{secret}"><!ENTITY % q "x">'.encode()
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: object) -> None:
-                pass
-
-            def do_GET(self) -> None:
-                counter.paths.append(self.path)
-                self.send_response(200)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_port}"
-        threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-
 @pytest.fixture(scope="module")
 def outside(tmp_path_factory):
     folder = tmp_path_factory.mktemp("xxe")
     secret = folder / "outside" / "secret.txt"
     secret.parent.mkdir()
     secret.write_text(SECRET)
-    server = Counter(secret)
+    # a DTD that would read the secret, for a reader that fetched it
+    dtd = f'<!ENTITY x SYSTEM "file://{secret}"><!ENTITY % q "x">'.encode()
+    server = CountingServer(200, "application/xml-dtd", dtd)
     yield secret, server
     server.close()
 
@@ -105,6 +77,14 @@ def attacks(secret: Path, url: str) -> dict[str, tuple[str, str]]:
     }
 
 
+ATTACKS = [
+    "billion-laughs",
+    "quadratic-blowup",
+    "external-file",
+    "external-url",
+    "external-dtd",
+    "parameter-entity",
+]
 DECLARATION = '<?xml version="1.0" encoding="{encoding}"?>\n'
 # Each reader's smallest valid file, with {doctype} and {ref} where the attack goes.
 FORMAT_FILES = {
@@ -176,17 +156,7 @@ def document_text(name: str, data: bytes) -> str:
 
 
 @pytest.mark.parametrize("encoding", ENCODINGS)
-@pytest.mark.parametrize(
-    "attack",
-    [
-        "billion-laughs",
-        "quadratic-blowup",
-        "external-file",
-        "external-url",
-        "external-dtd",
-        "parameter-entity",
-    ],
-)
+@pytest.mark.parametrize("attack", ATTACKS)
 @pytest.mark.parametrize("name", sorted(FORMAT_FILES))
 def test_a_format_reader_refuses_or_neutralises_entities(outside, name, attack, encoding):
     payload = xml_of(FORMAT_FILES[name], attacks(outside[0], outside[1].url)[attack], encoding)
@@ -197,17 +167,7 @@ def test_a_format_reader_refuses_or_neutralises_entities(outside, name, attack, 
         assert shown.startswith("refused"), shown
 
 
-@pytest.mark.parametrize(
-    "attack",
-    [
-        "billion-laughs",
-        "quadratic-blowup",
-        "external-file",
-        "external-url",
-        "external-dtd",
-        "parameter-entity",
-    ],
-)
+@pytest.mark.parametrize("attack", ATTACKS)
 @pytest.mark.parametrize("name", ["docx", "xlsx", "pptx"])
 def test_an_office_part_with_a_doctype_is_refused(outside, name, attack):
     package = office_part(name, attacks(outside[0], outside[1].url)[attack])
@@ -216,17 +176,6 @@ def test_an_office_part_with_a_doctype_is_refused(outside, name, attack):
 
 
 # --- the host's XML readers, through the command line -----------------------------------------
-
-
-@pytest.fixture
-def shop(tmp_path, monkeypatch):
-    root = tmp_path / "shop"
-    shutil.copytree(ROOT / "examples/shop", root)
-    monkeypatch.chdir(root)
-    for name in ("KAPI_PROJECT", "KAPI_NO_PROJECT", "CLAUDECODE", "CODEX_SESSION_ID"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("KAPI_ACTOR", "person")
-    return root
 
 
 def kapi(*args: str) -> str:
@@ -261,17 +210,7 @@ HOST_READS = {
 
 
 @pytest.mark.parametrize("encoding", ENCODINGS)
-@pytest.mark.parametrize(
-    "attack",
-    [
-        "billion-laughs",
-        "quadratic-blowup",
-        "external-file",
-        "external-url",
-        "external-dtd",
-        "parameter-entity",
-    ],
-)
+@pytest.mark.parametrize("attack", ATTACKS)
 @pytest.mark.parametrize("name", sorted(HOST_FILES))
 def test_a_host_reader_refuses_or_neutralises_entities(shop, outside, name, attack, encoding):
     (shop / name).write_bytes(
