@@ -26,6 +26,7 @@ Figures are printed, never asserted.
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import json
 import os
@@ -38,6 +39,10 @@ import zlib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+
+import figures  # noqa: E402  (the records bench/run.py gathers)
+
 KAPI = Path(sys.executable).with_name("kapi")
 MIB = 1024 * 1024
 
@@ -158,6 +163,9 @@ def change_set(name: str, rev: str) -> str:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    figures.add_json_option(parser)
+    figures.written_on_exit(parser.parse_args().json)
     load = os.getloadavg()[0]
     print(f"load average {load:.2f}; kapi {KAPI}")
     bombs = {"valid": fx.docx(HELLO), **make_bombs()}
@@ -188,8 +196,14 @@ def main() -> None:
             (where / "change.json").write_text(change_set(path.name, rev))
             repeat = 1 if label == "valid" else 3  # a valid set applies once
             apply_s, apply_mib, apply_code = kapi(where, "apply", "change.json", repeat=repeat)
-            if label != "valid":
+            if label == "valid":
+                valid = (inspect_s, apply_s)
+            else:
                 assert path.read_bytes() == data, "a refused apply changed the file"
+                figures.record(
+                    f"kapi inspect refuses {label}", inspect_s, "kapi inspect valid", valid[0]
+                )
+                figures.record(f"kapi apply refuses {label}", apply_s, "kapi apply valid", valid[1])
             print(
                 f"{label:20} {len(data) / MIB:6.1f}MB {read_s * 1000:8.1f} {inspect_s:9.3f}"
                 f" {inspect_mib:6.1f} {inspect_code:4} {apply_s:8.3f} {apply_mib:6.1f}"

@@ -35,6 +35,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import figures
+
 VENV_BIN = Path(sys.executable).parent
 KAPI = str(VENV_BIN / "kapi")
 
@@ -609,6 +613,17 @@ def diff_scoped(tree: Tree, runs: int, whole: Timing | None) -> list[Timing]:
     return rows
 
 
+def _record(figure: Timing, anchors: Sequence[Timing]) -> None:
+    """Keep ``figure`` beside each anchor that ran (alone when none did)."""
+    ran = [anchor for anchor in anchors if anchor.times]
+    if not figure.times:
+        return
+    for anchor in ran:
+        figures.record(figure.label, figure.median, anchor.label, anchor.median)
+    if not ran:
+        figures.record(figure.label, figure.median)
+
+
 def _print_stats(title: str, stats: pstats.Stats, top: int) -> None:
     for order in ("tottime", "cumulative"):
         buffer = io.StringIO()
@@ -664,7 +679,9 @@ def main() -> None:
     parser.add_argument("--no-compare", action="store_true", help="skip textlint and proselint")
     parser.add_argument("--profile", action="store_true", help="add a cProfile of kapi check")
     parser.add_argument("--keep", action="store_true", help="keep the temp folder and print it")
+    figures.add_json_option(parser)
     args = parser.parse_args()
+    figures.written_on_exit(args.json)
 
     global PYC_CACHE
     started = time.perf_counter()
@@ -695,6 +712,8 @@ def main() -> None:
 
         rows = single_file(tree, tools, args.runs)
         _print_table(f"1. one ~{words}-word Markdown file, {args.runs} runs", rows)
+        _record(rows[0], [row for row in rows[2:] if not row.label.startswith("npx")])
+        _record(rows[1], rows[:1])
         kapi = rows[0].median
         for row in rows[2:]:
             if row.times:
@@ -709,6 +728,8 @@ def main() -> None:
         )
         kapi_one, kapi_par = rows[0].median, rows[1].median
         others = [row for row in rows[2:] if row.times]
+        _record(rows[0], others)
+        _record(rows[1], rows[:1])
         for row in others:
             name = row.label.split(" ")[0]
             print(
@@ -731,6 +752,8 @@ def main() -> None:
             rows,
         )
         base = rows[0].median
+        for row in rows[:-1]:
+            _record(row, rows[-1:])
         for row in [row for row in rows if " changed" in row.label][1:]:
             print(f"  {row.label}: {(row.median - base) * 1000:+.0f} ms over no change")
 

@@ -22,6 +22,7 @@ Figures are printed, never asserted.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
@@ -33,6 +34,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+import figures  # noqa: E402  (the records bench/run.py gathers)
 
 from tests.corpus.fetch import unpacked  # noqa: E402
 from tests.corpus.test_comments_corpus import REQUESTS, RXJS  # noqa: E402
@@ -93,6 +97,9 @@ def _codespell() -> Path:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    figures.add_json_option(parser)
+    figures.written_on_exit(parser.parse_args().json)
     env = dict(os.environ, KAPI_NO_PROJECT="1", PYTHONDONTWRITEBYTECODE="1")
     env.pop("KAPI_PROJECT", None)
     codespell = _codespell()
@@ -120,6 +127,9 @@ def main() -> None:
         checked = [f for f in report["scope"]["files"] if f["status"] == "checked"]
         comments = report["target"]["blocks"]
         spell_seconds, _ = _best([str(codespell), *names], cwd=tree)
+        figures.record(
+            f"kapi check --comments ({label})", seconds, "codespell (same files)", spell_seconds
+        )
         print(
             f"{label:<26} {len(files):>6} {seconds:>8.2f} {len(checked) / seconds:>8.0f} "
             f"{comments:>9} {len(report['findings']):>9} {spell_seconds:>12.2f} "

@@ -32,6 +32,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import bench_hot_path as hot  # noqa: E402  (the project, textlint, the environment)
+import figures  # noqa: E402  (the records bench/run.py gathers)
 
 
 def _once(
@@ -71,7 +72,10 @@ def median_of(
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=15)
-    runs = parser.parse_args().runs
+    figures.add_json_option(parser)
+    args = parser.parse_args()
+    figures.written_on_exit(args.json)
+    runs = args.runs
     print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}  (runs: {runs})")
     with tempfile.TemporaryDirectory(prefix="kapi-bench-hooks-") as folder:
         root = Path(folder) / "project"
@@ -98,6 +102,7 @@ def main() -> None:
             "kapi hook post-edit", [hot.KAPI, "hook", "post-edit"], root, runs, stdin=payload
         )
         print(f"  {'kapi check ' + relative:<40}{hot.ms(check)}")
+        figures.record("kapi hook post-edit", hook, "kapi check", check)
         print(
             f"  {'kapi hook post-edit':<40}{hot.ms(hook)}  {hook / check:5.2f}x kapi check"
             "   target <= 1.1x; < 200 ms"
@@ -114,6 +119,7 @@ def main() -> None:
             )
             print(f"  {'textlint (same page, same terms)':<40}{hot.ms(anchor)}")
             print(f"  {'':<40}hook {hook / anchor:.2f}x textlint")
+            figures.record("kapi hook post-edit", hook, "textlint", anchor)
         else:
             hot.skipped("textlint", str(textlint))
 

@@ -46,6 +46,7 @@ sys.path.insert(0, str(HERE))
 
 import bench_check as checks  # noqa: E402  (the pages, the 50 terms, the textlint config)
 import bench_formats as formats  # noqa: E402  (the catalogues)
+import figures as bench_figures  # noqa: E402  (the records bench/run.py gathers)
 
 VENV_BIN = Path(sys.executable).parent
 KAPI = str(VENV_BIN / "kapi")
@@ -154,6 +155,10 @@ def ms(seconds: float) -> str:
 
 def row(figure: Figure, anchor: Figure | None = None, target: str = "") -> None:
     ratio = f"{figure.median / anchor.median:6.2f}x {anchor.label}" if anchor else ""
+    if anchor is not None:
+        bench_figures.record(figure.label, figure.median, anchor.label, anchor.median)
+    elif figure.label.startswith("kapi"):
+        bench_figures.record(figure.label, figure.median)
     rss = f"{figure.rss / MB:7.0f} MB" if figure.rss else " " * 10
     print(f"  {figure.label:<44}{ms(figure.median)} {rss}  {ratio:<34} {target}")
 
@@ -256,6 +261,7 @@ def section_check(root: Path, pages: Sequence[Path], runs: int) -> None:
             skipped(f"textlint ({words} words)", str(textlint))
         if prose is not None:
             row(prose)
+            bench_figures.record(kapi.label, kapi.median, prose.label, prose.median)
             print(
                 f"  {'':<44}{'':>12}             kapi {kapi.median / prose.median:.2f}x proselint"
             )
@@ -320,6 +326,7 @@ def section_po(folder: Path, runs: int) -> None:
         skipped("polib.pofile", "polib is not installed (pip install polib==1.2.0)")
     if toolkit is not None:
         row(toolkit)
+        bench_figures.record(kapi.label, kapi.median, toolkit.label, toolkit.median)
         print(
             f"  {'':<44}{'':>12}             kapi {kapi.median / toolkit.median:.2f}x translate-toolkit"
         )
@@ -416,6 +423,7 @@ def section_curve(folder: Path, runs: int) -> None:
         note = f"{per_key:6.1f} us/key {per_mb:6.0f} B/key"
         target = "target < 10 s, < 800 MB" if keys == 900_000 else ""
         ratio = (figure.median / first.median) / (keys / first_keys)
+        bench_figures.record(f"kapi inspect {figure.label}", figure.median)
         print(
             f"  {figure.label:<44}{ms(figure.median)} {figure.rss / MB:7.0f} MB  "
             f"{note}  time/keys {ratio:4.2f}x the 10k file's  {target}"
@@ -428,7 +436,9 @@ def main() -> None:
     parser.add_argument(
         "--only", choices=["check", "inspect", "po", "apply", "curve"], action="append"
     )
+    bench_figures.add_json_option(parser)
     args = parser.parse_args()
+    bench_figures.written_on_exit(args.json)
     only = set(args.only or ["check", "inspect", "po", "apply", "curve"])
     print(
         f"load average {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} on {os.cpu_count()} CPUs"

@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
 import os
@@ -28,6 +29,10 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+
+import figures  # noqa: E402  (the records bench/run.py gathers)
+
 KAPI = str(ROOT / ".venv" / "bin" / "kapi")
 CALLS = 200
 TERMS = [(f"legacyterm{i}", f"newterm{i}") for i in range(50)]
@@ -109,7 +114,7 @@ def _floor() -> float:
 
 
 async def _latencies(
-    command: list[str], cwd: Path, tool: str, arguments: dict[str, Any]
+    command: list[str], cwd: Path, tool: str, arguments: dict[str, Any], calls: int = CALLS
 ) -> list[float]:
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters
@@ -118,7 +123,7 @@ async def _latencies(
     times = []
     async with Client(params, mode="legacy") as client:
         await client.call_tool(tool, arguments)  # warm
-        for _ in range(CALLS):
+        for _ in range(calls):
             start = time.perf_counter()
             await client.call_tool(tool, arguments)
             times.append(time.perf_counter() - start)
@@ -161,33 +166,57 @@ def _textlint(folder: Path) -> list[str] | None:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--calls", type=int, default=CALLS, help="calls per tool (200)")
+    parser.add_argument("--starts", type=int, default=10, help="cold starts (10)")
+    figures.add_json_option(parser)
+    args = parser.parse_args()
+    figures.written_on_exit(args.json)
+    calls = args.calls
     print(f"load average {os.getloadavg()[0]:.2f}")
     with tempfile.TemporaryDirectory() as temp:
         folder = Path(temp) / "project"
         page, catalogue = _project(folder)
         floor = statistics.median(_floor() for _ in range(5)) * 1000
-        starts = [_cold_start(folder) for _ in range(10)]
-        print("\nstart-up to the initialize answer, median of 10")
+        starts = [_cold_start(folder) for _ in range(args.starts)]
+        print(f"\nstart-up to the initialize answer, median of {args.starts}")
         print(
             f"  kapi mcp                                     {statistics.median(starts) * 1000:7.1f} ms"
         )
         print(f"  python -c pass (the floor)                   {floor:7.1f} ms")
-        print(f"\nwarm server, {CALLS} calls")
+        figures.record(
+            "kapi mcp start-up to initialize",
+            statistics.median(starts),
+            "python -c pass",
+            floor / 1000,
+        )
+        print(f"\nwarm server, {calls} calls")
         kapi = [KAPI, "mcp"]
-        check = asyncio.run(_latencies(kapi, folder, "check_file", {"file": "docs/page.md"}))
+        check = asyncio.run(_latencies(kapi, folder, "check_file", {"file": "docs/page.md"}, calls))
         _row("kapi check_file (300 words, 50 terms)", check)
         read = asyncio.run(
-            _latencies(kapi, folder, "read_blocks", {"doc": "locales/en.json", "limit": 1000})
+            _latencies(
+                kapi, folder, "read_blocks", {"doc": "locales/en.json", "limit": 1000}, calls
+            )
         )
         _row("kapi read_blocks (1,000-key JSON)", read)
+        figures.record("kapi read_blocks p50 (1,000-key JSON)", statistics.median(read))
         textlint = _textlint(folder)
         if textlint is not None:
             anchor = asyncio.run(
-                _latencies(textlint, folder, "lintFile", {"filePaths": [str(page)]})
+                _latencies(textlint, folder, "lintFile", {"filePaths": [str(page)]}, calls)
             )
             _row("textlint --mcp lintFile (same file, terms)", anchor)
             ratio = statistics.median(check) / statistics.median(anchor)
             print(f"  ratio kapi check_file / textlint lintFile     {ratio:7.2f}")
+            figures.record(
+                "kapi check_file p50 (300 words, 50 terms)",
+                statistics.median(check),
+                "textlint --mcp lintFile p50",
+                statistics.median(anchor),
+            )
+        else:
+            figures.record("kapi check_file p50 (300 words, 50 terms)", statistics.median(check))
         del catalogue
 
 

@@ -14,6 +14,7 @@ same file (no save). Figures are printed, never asserted.
 
 from __future__ import annotations
 
+import argparse
 import gc
 import json
 import random
@@ -24,6 +25,10 @@ import tempfile
 import time
 import zipfile
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import figures
 
 WORDS = [
     "account", "settings", "profile", "welcome", "back", "save", "changes", "cancel",
@@ -39,13 +44,13 @@ def sentence(rng: random.Random, low: int = 6, high: int = 18) -> str:
     return " ".join(words) + "."
 
 
-def make_docx(path: Path) -> None:
-    """About 200 pages: headings, formatted body paragraphs, lists and tables."""
+def make_docx(path: Path, pages: int = 200) -> None:
+    """About ``pages`` pages: headings, formatted body paragraphs, lists and tables."""
     import docx
 
     rng = random.Random(4)
     document = docx.Document()
-    for page in range(200):
+    for page in range(pages):
         document.add_heading(f"Section {page + 1}: {sentence(rng, 2, 5)}", level=1 + page % 3)
         for _ in range(6):
             paragraph = document.add_paragraph(sentence(rng) + " ")
@@ -216,35 +221,45 @@ def run(kind: str, path: Path, repeat: int = 3) -> tuple[float, float]:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3, help="fresh runs per figure (best of)")
+    parser.add_argument("--pages", type=int, default=200, help="pages of the DOCX (200)")
+    parser.add_argument("--rows", type=int, default=5000, help="rows of 10 cells in the XLSX")
+    figures.add_json_option(parser)
+    args = parser.parse_args()
+    figures.written_on_exit(args.json)
     with tempfile.TemporaryDirectory() as folder:
         docx_path = Path(folder) / "report.docx"
         xlsx_path = Path(folder) / "book.xlsx"
-        make_docx(docx_path)
-        make_xlsx(xlsx_path)
+        make_docx(docx_path, args.pages)
+        make_xlsx(xlsx_path, args.rows)
         import docx
 
         pages = docx.Document(str(docx_path))
         paragraphs = len(pages.paragraphs)
         sizes = {
             "docx": f"{docx_path.stat().st_size / 1024:.0f} KiB, {paragraphs} paragraphs",
-            "xlsx": f"{xlsx_path.stat().st_size / 1024:.0f} KiB, 50,000 cells",
+            "xlsx": f"{xlsx_path.stat().st_size / 1024:.0f} KiB, {args.rows * 10:,} cells",
         }
-        print(f"DOCX: {sizes['docx']} (about 200 pages)")
-        print(f"XLSX: {sizes['xlsx']} (5,000 rows x 10 columns)")
+        print(f"DOCX: {sizes['docx']} (about {args.pages} pages)")
+        print(f"XLSX: {sizes['xlsx']} ({args.rows:,} rows x 10 columns)")
         print()
         print(
             f"{'file':6} {'operation':16} {'time s':>8} {'peak MiB':>9} {'x time':>7} {'x mem':>6}"
         )
         for path, anchor in ((docx_path, "python-docx"), (xlsx_path, "openpyxl")):
-            anchor_time, anchor_memory = run(anchor, path)
+            anchor_time, anchor_memory = run(anchor, path, args.repeat)
             rows = [(f"{anchor} load", anchor_time, anchor_memory)]
             for kind, label in (
                 ("kapi-inspect", "kapi inspect"),
                 ("kapi-apply-1", "kapi apply 1"),
                 ("kapi-apply-all", "kapi apply all"),
             ):
-                seconds, memory = run(kind, path)
+                seconds, memory = run(kind, path, args.repeat)
                 rows.append((label, seconds, memory))
+                figures.record(
+                    f"{path.suffix[1:]}: {label}", seconds, f"{anchor} load", anchor_time
+                )
             for label, seconds, memory in rows:
                 print(
                     f"{path.suffix[1:]:6} {label:16} {seconds:8.3f} {memory:9.1f} "

@@ -16,6 +16,7 @@ It prints each time with its ratio to pofilter, and how many units each flags.
 
 from __future__ import annotations
 
+import argparse
 import shutil
 import statistics
 import subprocess
@@ -26,6 +27,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+import figures  # noqa: E402  (the records bench/run.py gathers)
 
 UNITS = 10_000
 CRITICAL_TESTS = ("printf", "pythonbraceformat", "escapes", "newlines", "tabs", "xmltags")
@@ -78,6 +82,9 @@ def _median(runs: int, action) -> float:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    figures.add_json_option(parser)
+    figures.written_on_exit(parser.parse_args().json)
     from translate.filters import checks
 
     from kapi.core.check.qa import CRITICAL, qa_issues
@@ -120,6 +127,9 @@ def main() -> None:
         f"{flagged_pofilter} units flagged"
     )
     print(f"  ratio kapi / pofilter       {kapi_time / pofilter_time:8.2f}")
+    figures.record(
+        "kapi QA in process (10,000 units)", kapi_time, "pofilter critical tests", pofilter_time
+    )
 
     kapi = shutil.which("kapi", path=str(ROOT / ".venv/bin"))
     pofilter = shutil.which("pofilter", path=str(ROOT / ".venv/bin"))
@@ -152,6 +162,9 @@ def main() -> None:
     print(f"  kapi check --json           {kapi_cli_time * 1000:8.1f} ms  (every analyzer)")
     print(f"  pofilter (critical tests)   {pofilter_cli_time * 1000:8.1f} ms")
     print(f"  ratio kapi / pofilter       {kapi_cli_time / pofilter_cli_time:8.2f}")
+    figures.record(
+        "kapi check cat.po --json (10,000 units)", kapi_cli_time, "pofilter", pofilter_cli_time
+    )
 
 
 if __name__ == "__main__":

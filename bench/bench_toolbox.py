@@ -25,6 +25,10 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import figures
+
 VENV_BIN = Path(sys.executable).parent
 
 WORDS = [
@@ -127,7 +131,9 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=1000)
     parser.add_argument("--keys", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=5)
+    figures.add_json_option(parser)
     args = parser.parse_args()
+    figures.written_on_exit(args.json)
     work = Path(tempfile.mkdtemp(prefix="kapi-bench-toolbox-"))
     env = {
         **os.environ,
@@ -166,6 +172,7 @@ def main() -> None:
             seconds,
             f"{blocks} blocks, exit {done.returncode}",
         )
+        kgrep_count = seconds
         seconds, done = timed(
             [str(VENV_BIN / "kgrep"), "-r", "-l", pattern, "tree"],
             cwd=work,
@@ -173,11 +180,14 @@ def main() -> None:
             repeat=args.repeat,
         )
         row("kgrep -r -l", seconds, f"{len(done.stdout.splitlines())} files")
+        kgrep_list = seconds
         seconds, done = timed(
             ["grep", "-r", "-E", "-c", pattern, "tree"], cwd=work, env=env, repeat=args.repeat
         )
         lines = sum(int(line.rsplit(b":", 1)[1]) for line in done.stdout.splitlines())
         row("GNU grep -r -E -c (lines of bytes)", seconds, f"{lines} lines")
+        figures.record("kgrep -r -c", kgrep_count, "grep -r -E -c", seconds)
+        figures.record("kgrep -r -l", kgrep_list, "grep -r -E -c", seconds)
         rg = shutil.which("rg")
         if rg:
             seconds, done = timed(
@@ -219,6 +229,7 @@ def main() -> None:
         )
         ops = len(json.loads(done.stdout)["ops"])
         row("ksed --print-ops (compile the change set)", seconds, f"{ops} ops")
+        ksed_ops = seconds
         seconds, done = timed(
             [str(VENV_BIN / "ksed"), script, "catalogue.json"],
             cwd=work,
@@ -226,6 +237,7 @@ def main() -> None:
             repeat=args.repeat,
         )
         row("ksed to stdout (through the change service)", seconds, f"exit {done.returncode}")
+        ksed_stdout = seconds
         seconds, done = timed(
             [str(VENV_BIN / "ksed"), "-i", script, "catalogue.json"],
             cwd=work,
@@ -235,6 +247,7 @@ def main() -> None:
         )
         edited = catalogue.read_bytes()
         row("ksed -i (lands, atomic write, read-back)", seconds, f"exit {done.returncode}")
+        ksed_in_place = seconds
         restore()
         seconds, done = timed(
             ["sed", "-i", "-E", script, "catalogue.json"],
@@ -245,6 +258,12 @@ def main() -> None:
         )
         by_sed = catalogue.read_bytes()
         row("GNU sed -i -E (lines of bytes)", seconds, f"exit {done.returncode}")
+        for label, mine in (
+            ("ksed --print-ops", ksed_ops),
+            ("ksed to stdout", ksed_stdout),
+            ("ksed -i", ksed_in_place),
+        ):
+            figures.record(label, mine, "sed -i -E", seconds)
         same = "the same bytes" if edited == by_sed else "different bytes"
         print(f"  ksed -i and sed -i leave {same} (every match here is in a value)")
     finally:

@@ -55,15 +55,19 @@ def test_gettext_pot_with_locale_lc_messages(tmp_path: Path) -> None:
         },
     )
     result = _init(tmp_path)
-    assert result.plan.target_languages == ("de", "fr")
+    # gettext writes a language pt_BR: the template spells {lang} so, and pt_BR is pt-BR
+    assert result.plan.target_languages == ("de", "fr", "pt-BR")
     assert _claims(tmp_path) == {
         "myapp/locale/messages.pot": {
             "de": "myapp/locale/de/LC_MESSAGES/messages.po",
             "fr": "myapp/locale/fr/LC_MESSAGES/messages.po",
+            "pt-BR": "myapp/locale/pt_BR/LC_MESSAGES/messages.po",
         }
     }
-    assert "canonical tag pt-BR" in _left_out(result)["myapp/locale/pt_BR/LC_MESSAGES/messages.po"]
-    assert "target: 'myapp/locale/{lang}/LC_MESSAGES/messages.po'" in result.plan.recipe_text()
+    assert "myapp/locale/pt_BR/LC_MESSAGES/messages.po" not in _left_out(result)
+    recipe = result.plan.recipe_text()
+    assert "target: 'myapp/locale/{lang}/LC_MESSAGES/messages.po'" in recipe
+    assert "locale_format: posix" in recipe
 
 
 def test_gettext_po_folder_without_pot(tmp_path: Path) -> None:
@@ -311,12 +315,32 @@ def test_docs_translated_in_language_folders(tmp_path: Path) -> None:
         },
     )
     result = _init(tmp_path)
-    assert result.plan.target_languages == ("fr",)
+    assert result.plan.target_languages == ("fr", "pt-BR")
     assert _claims(tmp_path) == {
-        "docs/guide/install.md": {"fr": "docs/fr/guide/install.md"},
-        "docs/index.md": {"fr": "docs/fr/index.md"},
+        "docs/guide/install.md": {
+            "fr": "docs/fr/guide/install.md",
+            "pt-BR": "docs/pt_BR/guide/install.md",
+        },
+        "docs/index.md": {"fr": "docs/fr/index.md", "pt-BR": "docs/pt_BR/index.md"},
     }
-    assert "canonical tag pt-BR" in _left_out(result)["docs/pt_BR/index.md"]
+
+
+def test_a_language_spelled_unlike_its_neighbours_is_left_out_with_the_reason(
+    tmp_path: Path,
+) -> None:
+    _tree(
+        tmp_path,
+        {
+            "locale/messages.pot": PO,
+            "locale/pt_BR/LC_MESSAGES/messages.po": PO,
+            "locale/zh_TW/LC_MESSAGES/messages.po": PO,
+            "locale/sr-Latn/LC_MESSAGES/messages.po": PO,
+        },
+    )
+    result = _init(tmp_path)
+    assert result.plan.target_languages == ("pt-BR", "zh-TW")
+    reason = _left_out(result)["locale/sr-Latn/LC_MESSAGES/messages.po"]
+    assert "sr_Latn" in reason and "declare its path by hand" in reason
 
 
 def test_docs_translated_beside_the_source(tmp_path: Path) -> None:

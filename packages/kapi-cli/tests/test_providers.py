@@ -4,130 +4,16 @@ Anthropic Messages, DeepL v2. Replies that lose a code or a segment, or are not 
 
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
-import threading
-import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from provider_fakes import KEY, served, translated
 
 KAPI = str(Path(sys.executable).with_name("kapi"))
 SHOP = Path(__file__).resolve().parents[3] / "examples" / "shop"
-KEY = "sk-test-SECRET-0123456789abcdef"
-TOKEN = re.compile(r'<x\s+id="[^"]*"\s*/>')
-
-
-def translate_text(text, mode):
-    """What the fake model does to one segment's text."""
-    if mode == "drop":
-        return TOKEN.sub("", "FR " + text)
-    if mode == "echo":
-        return text
-    if mode == "printf":
-        return "FR " + text + " %s"
-    return "FR " + text
-
-
-class FakeAPI:
-    """One local server; ``mode`` decides how it answers, ``requests`` keeps what it was sent."""
-
-    def __init__(self, kind, mode="ok"):
-        self.kind = kind
-        self.mode = mode
-        self.requests = []
-        self.failures_left = 1
-        api = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                api.requests.append(
-                    {
-                        "path": self.path,
-                        "headers": {k.lower(): v for k, v in self.headers.items()},
-                        "body": body,
-                    }
-                )
-                status, reply = api.answer(self.path, body)
-                data = json.dumps(reply).encode() if not isinstance(reply, bytes) else reply
-                if api.mode == "slow":
-                    time.sleep(3)
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                if status == 429:
-                    self.send_header("Retry-After", "0")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        self.url = f"http://127.0.0.1:{self.server.server_port}"
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
-
-    def answer(self, path, body):
-        if self.mode == "429-once" and self.failures_left:
-            self.failures_left -= 1
-            return 429, {"error": {"message": "rate limited"}}
-        if self.mode == "500":
-            return 500, {"error": {"message": f"internal error for key {KEY}"}}
-        if self.mode == "401":
-            return 401, {"error": {"message": f"bad key {KEY}"}}
-        if self.kind == "deepl":
-            texts = [translate_text(t, self.mode) for t in body["text"]]
-            return 200, {
-                "translations": [{"detected_source_language": "EN", "text": t} for t in texts]
-            }
-        message = json.loads(body["messages"][-1]["content"])
-        segments = [
-            {"id": s["id"], "text": translate_text(s["text"], self.mode)}
-            for s in message["segments"]
-        ]
-        if self.mode == "missing":
-            segments = segments[1:]
-        content = json.dumps({"segments": segments})
-        if self.mode == "notjson":
-            content = "Sure! Here are your translations: FR ..."
-        if self.kind == "openai":
-            return 200, {
-                "id": "chatcmpl-1",
-                "object": "chat.completion",
-                "model": body["model"],
-                "choices": [
-                    {
-                        "index": 0,
-                        "message": {"role": "assistant", "content": content},
-                        "finish_reason": "stop",
-                    }
-                ],
-                "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
-            }
-        return 200, {
-            "id": "msg_1",
-            "type": "message",
-            "role": "assistant",
-            "model": body["model"],
-            "content": [{"type": "text", "text": content}],
-            "stop_reason": "end_turn",
-            "usage": {"input_tokens": 1, "output_tokens": 1},
-        }
-
-
-ENV = {
-    "openai": ("OPENAI_BASE_URL", "OPENAI_API_KEY"),
-    "anthropic": ("ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY"),
-    "deepl": ("DEEPL_SERVER_URL", "DEEPL_AUTH_KEY"),
-}
 
 
 def run(root, *args, env=None):
@@ -147,13 +33,6 @@ def shop(tmp_path):
     root = tmp_path / "shop"
     shutil.copytree(SHOP, root)
     return root
-
-
-def served(kind, mode="ok"):
-    api = FakeAPI(kind, mode)
-    base = api.url + ("/v1" if kind == "openai" else "")
-    url_var, key_var = ENV[kind]
-    return api, {url_var: base, key_var: KEY}
 
 
 def no_key_anywhere(done, root):
@@ -184,7 +63,9 @@ def test_each_provider_translates_a_file_through_its_wire_protocol(shop, kind):
     result = json.loads(done.stdout)
     assert result["written"] == 1
     french = json.loads((shop / "locales/fr.json").read_text())
-    assert french["checkout"]["help"] == "FR Simply contact support if anything goes wrong."
+    assert french["checkout"]["help"] == translated(
+        "Simply contact support if anything goes wrong.", "fr"
+    )
     request = api.requests[0]
     if kind == "openai":
         assert request["path"] == "/v1/chat/completions"
@@ -227,7 +108,7 @@ def test_a_placeholder_sent_as_a_code_comes_back(shop, kind):
     finally:
         api.close()
     german = json.loads((shop / "locales/de.json").read_text())
-    assert german["checkout"]["pay"] == "FR Pay {{amount}} now"
+    assert german["checkout"]["pay"] == translated("Pay {{amount}} now", "de")
     sent = json.dumps(api.requests[0]["body"])
     assert "{{amount}}" not in sent  # the placeholder travelled as a code token
     assert done.returncode in (0, 3)
@@ -285,7 +166,7 @@ def test_a_unit_the_reply_got_wrong_is_refused_and_the_rest_land(shop, mode, mes
     for block in refused:
         assert block.split(".")[-1] not in german  # nothing of a refused unit was written
     for block in written:
-        assert german[block.split(".")[-1]].startswith("FR ")
+        assert german[block.split(".")[-1]].startswith("DE: ")
     no_key_anywhere(done, shop)
 
 
@@ -310,7 +191,7 @@ def test_a_dropped_code_is_refused_by_deepl_too(shop):
     result = json.loads(done.stdout)
     assert any("did not survive" in u["reason"] for u in result["units"])
     german = json.loads((shop / "locales/de.json").read_text())["checkout"]
-    assert "pay" not in german and german["help"].startswith("FR ")
+    assert "pay" not in german and german["help"].startswith("DE: ")
     assert before != (shop / "locales/de.json").read_bytes()
 
 
@@ -430,7 +311,7 @@ def test_text_mode_translates_and_writes_nothing(shop):
     finally:
         api.close()
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == 'FR Hello <x id="1/"/>'
+    assert done.stdout.strip() == translated('Hello <x id="1/"/>', "fr")
 
 
 def test_batches_follow_the_batch_size(shop):
@@ -497,6 +378,54 @@ def test_a_reply_in_the_wrong_language_is_refused(shop):
     assert "script" in latin.stderr
 
 
+def test_an_english_answer_to_a_french_request_is_refused_and_the_rest_land(shop):
+    """The server answers in English that is not the source as sent: the unit long enough to
+    tell is refused for its words, nothing of it is written, the French file keeps the rest."""
+    (shop / "locales/fr.json").unlink()
+    api, env = served("openai", "english")
+    try:
+        done = run(shop, "up", "--provider", "openai", "--to", "fr", "--json", env=env)
+    finally:
+        api.close()
+    assert done.returncode == 3, done.stderr
+    units = {u["block"]: u for u in json.loads(done.stdout)["units"]}
+    help_unit = units["checkout.help"]
+    assert help_unit["outcome"] == "refused"
+    assert "reads as en" in help_unit["reason"] and "not fr" in help_unit["reason"]
+    french = json.loads((shop / "locales/fr.json").read_text(encoding="utf-8"))["checkout"]
+    assert "Please simply" not in json.dumps(french)  # the refused answer was not written
+    assert units["checkout.title"]["outcome"] == "written"  # two words: too short to tell
+    no_key_anywhere(done, shop)
+
+
+@pytest.mark.parametrize(
+    ("reply", "target", "why"),
+    [
+        ("Please contact support if anything goes wrong.", "fr", "reads as en"),
+        ("Contactez le support si quelque chose ne va pas.", "fr", ""),
+        ("Wenden Sie sich an den Support, wenn etwas schiefgeht.", "fr", "reads as de"),
+        ("Wenden Sie sich an den Support, wenn etwas schiefgeht.", "de", ""),
+        ("Póngase en contacto con soporte para cualquier problema.", "es", ""),
+        ("Contact support when something goes wrong with your order.", "es", "reads as en"),
+        ("Обратитесь в службу поддержки, если что-то пойдёт не так.", "fr", "another script"),
+        ("Обратитесь в службу поддержки, если что-то пойдёт не так.", "ru", ""),
+        ("Please contact support if something goes wrong.", "ru", "script"),
+        ("問題が発生した場合はサポートにお問い合わせください。", "ja", ""),
+        ("如果出现任何问题请联系我们的支持团队", "ja", "Chinese"),
+        ("如果出现任何问题请联系我们的支持团队", "zh", ""),
+        ("如果出现任何问题，请联系サポート", "zh", "Japanese"),
+        ("إذا حدث خطأ ما، فاتصل بالدعم.", "ar", ""),
+        ("Your cart", "fr", ""),  # too short to tell: a label kept as it is passes
+        ("Sign in with GitHub", "de", ""),  # a brand kept, and no sentence to judge
+    ],
+)
+def test_wrong_language_is_told_by_script_and_by_function_words(reply, target, why):
+    from kapi.host.providers.language import wrong_language
+
+    said = wrong_language("Contact support if anything goes wrong.", reply, "en", target)
+    assert (why in said) if why else said == "", said
+
+
 def test_a_machine_made_target_that_fails_qa_is_refused(shop):
     api, env = served("openai", "printf")
     try:
@@ -560,6 +489,55 @@ def test_terms_and_the_voice_brief_reach_the_model(shop):
     assert "Northwind shop UI" in message["voice"]
 
 
+def test_the_translate_flow_runs_on_the_example_with_an_openai_compatible_server(shop):
+    """`kapi run translate` (recycle -> translate -> qa) against the local chat-completions
+    server: memory first, the server for the rest, then QA; the French a person wrote stays."""
+    (shop / "locales/de.json").unlink()
+    french_before = (shop / "locales/fr.json").read_bytes()
+    api, env = served("openai")
+    try:
+        done = run(
+            shop, "run", "translate", "--to", "de", "--provider", "openai", "--json", env=env
+        )
+    finally:
+        api.close()
+    assert done.returncode in (0, 3), done.stderr
+    result = json.loads(done.stdout)
+    assert result["steps"] == ["recycle", "translate", "qa"]
+    assert result["written"] == 6 and result["refused"] == 0  # every German unit
+    assert {language for language, _ in api.segments} == {"de"}
+    german = json.loads((shop / "locales/de.json").read_text(encoding="utf-8"))
+    assert german["nav"]["home"] == translated("Home", "de")
+    assert not [f for f in result["qa"] if f["fails"] == "true"]
+    assert (shop / "locales/fr.json").read_bytes() == french_before
+    no_key_anywhere(done, shop)
+
+
+def test_the_key_appears_in_no_output_error_report_or_file(shop):
+    """Every verb that takes a provider, answering and failing (an error body that quotes the
+    key, a refused key), with the key in the environment: not one byte of it anywhere."""
+    outputs = []
+    for kind, mode in (("openai", "ok"), ("anthropic", "500"), ("deepl", "401")):
+        api, env = served(kind, mode)
+        try:
+            for args in (
+                ("up", "--provider", kind, "--json", "--retries", "0"),
+                ("up", "--provider", kind, "--retries", "0"),
+                ("translate", "--text", "Open your cart", "--to", "de", "--provider", kind),
+                ("run", "translate", "--to", "de", "--provider", kind, "--json"),
+                ("status", "--json"),
+            ):
+                done = run(shop, *args, env=env)
+                assert "Traceback" not in done.stderr
+                outputs.append(done)
+        finally:
+            api.close()
+    assert any("500" in done.stderr for done in outputs)
+    assert any("401" in done.stderr or "key" in done.stderr for done in outputs)
+    for done in outputs:
+        no_key_anywhere(done, shop)
+
+
 SENSITIVE = {
     "email": "ann@example.com",
     "phone": "+44 20 7946 0958",
@@ -606,7 +584,9 @@ def test_secure_translate_sends_the_provider_no_sensitive_value_and_restores_eac
         assert value in sent_plain  # without redaction the same server sees every one
     assert plain.returncode == 0, plain.stderr
     help_fr = json.loads((shop / "locales/fr.json").read_text())["checkout"]["help"]
-    assert help_fr == "FR " + SENSITIVE_HELP  # each original restored exactly where it was
+    assert help_fr.startswith(translated("Mail", "fr") + " ")  # the answer, translated
+    for value in SENSITIVE.values():
+        assert value in help_fr  # each original restored exactly as it was
     vault = json.loads((shop / ".kapi/vault.json").read_text())
     assert set(vault.values()) == set(SENSITIVE.values())
     assert {key.split("_")[0] for key in vault} == {

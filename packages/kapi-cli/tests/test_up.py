@@ -4,86 +4,20 @@ reported; plan and dry run write nothing; an interrupted run resumes without red
 
 import json
 import os
+import re
 import shutil
 import signal
 import sqlite3
 import subprocess
 import sys
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from provider_fakes import KEY, FakeAPI, translated
 
 KAPI = str(Path(sys.executable).with_name("kapi"))
 SHOP = Path(__file__).resolve().parents[3] / "examples" / "shop"
-KEY = "sk-up-test-KEY-9f8e7d6c5b4a"
-
-
-class FakeOpenAI:
-    """A chat-completions server: prefixes each segment with its target language, keeps codes.
-
-    ``fail_for`` names a target language it answers 500 for.
-    """
-
-    def __init__(self, fail_for="", slow_for=""):
-        self.fail_for = fail_for
-        self.slow_for = slow_for
-        self.segments = []
-        api = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                message = json.loads(body["messages"][-1]["content"])
-                if message["target_lang"] == api.slow_for:
-                    time.sleep(30)
-                if message["target_lang"] == api.fail_for:
-                    data = b'{"error": {"message": "overloaded"}}'
-                    self.send_response(503)
-                else:
-                    api.segments.extend(
-                        (message["target_lang"], s["text"]) for s in message["segments"]
-                    )
-                    segments = [
-                        {"id": s["id"], "text": f"{message['target_lang'].upper()}: {s['text']}"}
-                        for s in message["segments"]
-                    ]
-                    reply = {
-                        "id": "chatcmpl-x",
-                        "object": "chat.completion",
-                        "choices": [
-                            {
-                                "index": 0,
-                                "message": {
-                                    "role": "assistant",
-                                    "content": json.dumps({"segments": segments}),
-                                },
-                                "finish_reason": "stop",
-                            }
-                        ],
-                    }
-                    data = json.dumps(reply).encode()
-                    self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        self.env = {
-            "OPENAI_BASE_URL": f"http://127.0.0.1:{self.server.server_port}/v1",
-            "OPENAI_API_KEY": KEY,
-        }
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
 
 
 def run(root, *args, env=None):
@@ -182,18 +116,20 @@ def test_a_japanese_translation_lacking_the_plural_gets_its_keys(shop):
     assert japanese["nav"]["home"] == "ホーム"
     assert japanese["checkout"]["items_other"].count("{{count}}") == 1
     assert "items" not in japanese["checkout"]
+    assert "items_one" not in japanese["checkout"]  # Japanese has no category but other
 
 
 def test_the_shop_is_translated_with_an_openai_compatible_server(shop):
     (shop / "locales/de.json").unlink()
-    api = FakeOpenAI()
+    api = FakeAPI("openai")
     try:
         done = run(shop, "up", "--provider", "openai", "--json", env=api.env)
     finally:
         api.close()
     assert done.returncode == 0, done.stderr
-    assert catalogue(shop, "de")["checkout"]["pay"] == "DE: Pay {{amount}} now"
-    assert catalogue(shop, "fr")["checkout"]["help"].startswith("FR: Simply contact")
+    assert catalogue(shop, "de")["checkout"]["pay"] == translated("Pay {{amount}} now", "de")
+    french = catalogue(shop, "fr")["checkout"]["help"]
+    assert french == translated("Simply contact support if anything goes wrong.", "fr")
     assert ("de", 'Pay <x id="1/"/> now') in api.segments
     assert KEY not in done.stdout + done.stderr
 
@@ -283,15 +219,17 @@ def test_plan_and_dry_run_write_nothing(shop):
 
 def test_an_interrupted_up_resumes_without_redoing_finished_work(shop):
     (shop / "locales/de.json").unlink()
-    failing = FakeOpenAI(fail_for="fr")
+    failing = FakeAPI("openai", fail_for="fr")
     try:
         first = run(shop, "up", "--provider", "openai", "--retries", "0", env=failing.env)
     finally:
         failing.close()
     assert first.returncode == 5
     assert "503" in first.stderr and KEY not in first.stderr
-    assert catalogue(shop, "de")["checkout"]["pay"] == "DE: Pay {{amount}} now"  # kept
-    working = FakeOpenAI()
+    assert catalogue(shop, "de")["checkout"]["pay"] == translated(
+        "Pay {{amount}} now", "de"
+    )  # kept
+    working = FakeAPI("openai")
     try:
         second = run(shop, "up", "--provider", "openai", "--json", env=working.env)
     finally:
@@ -356,7 +294,7 @@ def test_a_persons_translations_feed_memory_as_kapi_up_finds_them(shop):
 
 def test_a_signal_mid_run_keeps_what_landed_and_the_next_run_finishes(shop):
     (shop / "locales/de.json").unlink()
-    slow = FakeOpenAI(slow_for="fr")
+    slow = FakeAPI("openai", slow_for="fr")
     environ = {
         k: v for k, v in os.environ.items() if not k.startswith(("KAPI_", "OPENAI", "CLAUDE"))
     }
@@ -383,8 +321,8 @@ def test_a_signal_mid_run_keeps_what_landed_and_the_next_run_finishes(shop):
     assert process.returncode == 130, err
     assert "Traceback" not in err
     assert (shop / "locales/fr.json").read_bytes() == french_before  # nothing half-written
-    assert catalogue(shop, "de")["checkout"]["pay"] == "DE: Pay {{amount}} now"
-    working = FakeOpenAI()
+    assert catalogue(shop, "de")["checkout"]["pay"] == translated("Pay {{amount}} now", "de")
+    working = FakeAPI("openai")
     try:
         done = run(shop, "up", "--provider", "openai", "--json", env=working.env)
     finally:
@@ -435,7 +373,7 @@ def test_a_gettext_project_fills_empty_msgstrs_and_names_a_missing_catalogue(tmp
 
 def test_a_remote_provider_lands_every_few_batches(shop):
     (shop / "locales/de.json").unlink()
-    api = FakeOpenAI()
+    api = FakeAPI("openai")
     try:
         done = run(
             shop,
@@ -456,4 +394,103 @@ def test_a_remote_provider_lands_every_few_batches(shop):
     sets = db.execute("SELECT count(*) FROM change_records WHERE actor_kind = 'tool'").fetchone()[0]
     db.close()
     assert sets == 2  # six units, batches of one, landing five units at a time: 5, then 1
-    assert catalogue(shop, "de")["checkout"]["items_other"] == "DE: {{count}} items in your cart"
+    assert catalogue(shop, "de")["checkout"]["items_other"] == translated(
+        "{{count}} items in your cart", "de"
+    )
+
+
+PLURAL_RULES = {  # the Plural-Forms a gettext catalogue of each language declares
+    "fr": (2, "(n > 1)"),
+    "ru": (3, "(n%10==1 && n%100!=11 ? 0 : n%10>=2 && n%10<=4 && (n%100<10 || n%100>=20) ? 1 : 2)"),
+    "ja": (1, "0"),
+    "ar": (6, "(n==0 ? 0 : n==1 ? 1 : n==2 ? 2 : n%100>=3 && n%100<=10 ? 3 : n%100>=11 ? 4 : 5)"),
+}
+
+
+def test_each_language_gets_its_own_plural_categories(tmp_path):
+    """ICU, i18next and gettext targets in Japanese, French, Arabic and Russian, pseudo-translated:
+    CLDR's categories where the file takes any, a catalogue's own where it declares them, and
+    each target file then passes `kapi check` (QA against its source)."""
+    root = tmp_path / "plurals"
+    for folder in ("icu", "i18n", *(f"po/{lang}" for lang in PLURAL_RULES)):
+        (root / folder).mkdir(parents=True)
+    (root / "kapi.yaml").write_text(
+        "version: v1\nname: plurals\ndefaults:\n  source_language: en\n"
+        "  target_languages: [fr, ru, ja, ar]\ncollections:\n  - name: ui\n    content:\n"
+        "      - path: icu/en.json\n        target: icu/{lang}.json\n"
+        "      - path: i18n/en.json\n        target: i18n/{lang}.json\n"
+        "      - path: po/messages.pot\n        target: po/{lang}/messages.po\n"
+    )
+    (root / "icu/en.json").write_text(
+        '{"left": "{count, plural, =0 {No files left} one {# file left} other {# files left}}"}\n'
+    )
+    (root / "i18n/en.json").write_text(
+        '{"items_one": "{{count}} item", "items_other": "{{count}} items"}\n'
+    )
+    entry = 'msgid "%d file left"\nmsgid_plural "%d files left"\n'
+    (root / "po/messages.pot").write_text(
+        'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'
+        + entry + 'msgstr[0] ""\nmsgstr[1] ""\n'
+    )  # fmt: skip
+    for lang, (count, rule) in PLURAL_RULES.items():
+        (root / f"po/{lang}/messages.po").write_text(
+            f'msgid ""\nmsgstr ""\n"Language: {lang}\\n"\n'
+            f'"Content-Type: text/plain; charset=UTF-8\\n"\n'
+            f'"Plural-Forms: nplurals={count}; plural={rule};\\n"\n\n'
+            + entry + "".join(f'msgstr[{i}] ""\n' for i in range(count))
+        )  # fmt: skip
+    done = run(root, "up", "--provider", "pseudo", "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["refused"] == 0
+    cldr = {
+        "fr": ["one", "many", "other"],
+        "ru": ["one", "few", "many", "other"],
+        "ja": ["other"],
+        "ar": ["zero", "one", "two", "few", "many", "other"],
+    }
+    for lang, categories in cldr.items():
+        icu = json.loads((root / f"icu/{lang}.json").read_text(encoding="utf-8"))["left"]
+        assert re.findall(r"(=0|zero|one|two|few|many|other) \{", icu) == ["=0", *categories]
+        i18n = json.loads((root / f"i18n/{lang}.json").read_text(encoding="utf-8"))
+        assert sorted(i18n) == sorted(f"items_{c}" for c in categories)
+        po = (root / f"po/{lang}/messages.po").read_text(encoding="utf-8")
+        filled = re.findall(r'msgstr\[\d\] "\[%d .+\]"', po)
+        assert len(filled) == PLURAL_RULES[lang][0] and 'msgstr[0] ""' not in po
+    targets = [f"{folder}/{lang}.json" for folder in ("icu", "i18n") for lang in cldr]
+    targets += [f"po/{lang}/messages.po" for lang in cldr]
+    checked = run(root, "check", *targets, "--json")
+    report = json.loads(checked.stdout)
+    assert checked.returncode == 0, [f["message"] for f in report["findings"]]
+    ran = [a for a in report["execution"]["analyzers"] if a["id"] == "qa"]
+    assert len(ran) == len(targets) and {a["status"] for a in ran} == {"passed"}
+
+
+def test_a_target_template_spells_languages_the_posix_way(tmp_path):
+    """`locale_format: posix` names pt-BR's folder pt_BR: kapi up finds the translation there,
+    writes a new language's file there, status counts it, check pairs it with its source."""
+    root = tmp_path / "posix"
+    (root / "locales/en").mkdir(parents=True)
+    (root / "locales/pt_BR").mkdir()
+    (root / "locales/en/app.json").write_text('{"title": "Your files", "save": "Save {name}"}')
+    (root / "locales/pt_BR/app.json").write_text('{"title": "Seus arquivos"}')
+    recipe = (
+        "version: v1\nname: posix\ndefaults:\n  source_language: en\n"
+        "  target_languages: [pt-BR, zh-Hant]\ncollections:\n  - name: ui\n"
+        "    locale_format: posix\n    content:\n      - path: locales/en/app.json\n"
+        "        target: locales/{lang}/app.json\n"
+    )
+    (root / "kapi.yaml").write_text(recipe)
+    done = run(root, "up", "--provider", "pseudo", "--json")
+    assert done.returncode == 0, done.stderr
+    portuguese = json.loads((root / "locales/pt_BR/app.json").read_text(encoding="utf-8"))
+    assert portuguese["title"] == "Seus arquivos"  # a person's, found where pt_BR lives
+    assert portuguese["save"].count("{name}") == 1
+    assert (root / "locales/zh_Hant/app.json").is_file()
+    assert not (root / "locales/pt-BR").exists() and not (root / "locales/zh-Hant").exists()
+    assert status(root)["pt-BR"]["missing"] == 0
+    (root / "locales/pt_BR/app.json").write_text('{"title": "Seus arquivos", "save": "Salvar"}')
+    checked = json.loads(run(root, "check", "locales/pt_BR/app.json", "--json").stdout)
+    assert [f["rule"] for f in checked["findings"] if f["fails"]] == ["placeholder.missing"]
+    (root / "kapi.yaml").write_text(recipe.replace("locale_format: posix", "locale_format: java"))
+    bad = run(root, "status")
+    assert "kapi.yaml:8" in bad.stderr and "locale_format" in bad.stderr

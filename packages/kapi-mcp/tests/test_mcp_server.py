@@ -241,6 +241,25 @@ def test_check_file_answers_what_kapi_check_json_answers(shop):
     assert failing["verdict"] == "failed" and passing["verdict"] == "passed"
 
 
+def test_check_file_on_a_translation_compares_it_with_its_source(shop):
+    french = shop / "locales" / "fr.json"
+    french.write_text(
+        french.read_text(encoding="utf-8").replace("Payer {{amount}} maintenant", "Payer"),
+        encoding="utf-8",
+    )
+
+    async def body(client):
+        return payload(await client.call_tool("check_file", {"file": "locales/fr.json"}))
+
+    report = run(shop, body)
+    assert report["verdict"] == "failed"
+    assert [
+        (f["rule"], f["location"]["file"], f["location"]["block"], f["location"]["lines"]["start"])
+        for f in report["findings"]
+        if f["fails"]
+    ] == [("placeholder.missing", "locales/fr.json", "checkout.pay", 10)]
+
+
 def test_a_note_recorded_in_one_server_is_visible_to_the_next_and_is_the_agents(shop):
     async def note(client):
         recorded = await client.call_tool(

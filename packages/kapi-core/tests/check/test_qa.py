@@ -95,7 +95,19 @@ def test_plural_structure_and_the_forms_a_language_needs() -> None:
     found = qa_issues(source, russian, source_language="en", target_language="ru")
     assert [i.rule for i in found] == ["qa.plural"]
     assert "many" in found[0].message
-    assert language_plural_forms("ru") == ("one", "few", "many", "other")
+    # ``other`` is Russian for fractions only: a gettext catalogue's three forms suffice
+    assert language_plural_forms("ru") == ("one", "few", "many")
+    gettext = (
+        Plural(
+            "count",
+            {
+                "one": (Text("{count} файл"),),
+                "few": (Text("{count} файла"),),
+                "many": (Text("{count} файлов"),),
+            },
+        ),
+    )
+    assert qa_issues(source, gettext, source_language="en", target_language="ru") == []
     flat = (Text("{count} fichiers"),)
     assert qa_issues(source, flat, target_language="fr")[0].rule == "qa.plural"
     japanese = (Plural("count", {"other": (Text("{count} ファイル"),)}),)

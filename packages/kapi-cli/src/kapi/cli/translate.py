@@ -353,7 +353,7 @@ def memory_list(limit: int | None, as_json: bool) -> None:
 def memory_search(
     text: str, source: str, target: str, min_score: float, limit: int, as_json: bool
 ) -> None:
-    """Matches for TEXT: exact, structural and fuzzy, best first."""
+    """Matches for TEXT: generalized, structural and plain, exact then fuzzy, best first."""
     from kapi.host.memory import MemorySearchRequest, search_memory
     from kapi.host.wire import encode
 

@@ -73,7 +73,12 @@ def translate_beside(
     missing ones are translated, so an existing translation is kept.
     """
     from kapi.host.project import Collection, ContentItem, Project, target_path
-    from kapi.host.translate import classify, translate_units, write_units
+    from kapi.host.translate import (
+        classify,
+        declared_plural_forms,
+        translate_units,
+        write_units,
+    )
 
     project = workspace.project
     root = workspace.root
@@ -128,10 +133,11 @@ def translate_beside(
                 target_file.parent.mkdir(parents=True, exist_ok=True)
                 target_file.write_bytes(space.home().path_for(relpath).read_bytes())
                 created = True
-            staged = space.home().stage(relpath)
+            home = space.home()
+            staged = home.stage(relpath)
             units = [
                 evolve(u, state="missing")
-                for u in classify(staged, [language], {})
+                for u in classify(staged, [language], {}, declared_plural_forms(home, staged))
                 if overwrite or created or u.state == "missing"
             ]
             made, bad = translate_units(

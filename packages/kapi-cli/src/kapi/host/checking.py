@@ -67,6 +67,11 @@ def block_lines(document: Document) -> dict[str, Lines] | None:
     return {key: Lines(start, end) for key, (start, end) in found.items()}
 
 
+# A project's translation file checked on its own: its source's path, that source's
+# display name, and the language the file is in.
+_Pair = tuple[str, str, str]
+
+
 def _read_target(
     workspace: Workspace,
     path: Path,
@@ -75,8 +80,30 @@ def _read_target(
     format_name: str | None = None,
     *,
     comments: bool = False,
+    pair: _Pair | None = None,
 ) -> CheckTarget:
-    return _read(workspace.source_language, path, display, data, format_name, comments=comments)
+    return _read(
+        workspace.source_language, path, display, data, format_name, comments=comments, pair=pair
+    )
+
+
+def translation_pairs(workspace: Workspace, paths: Sequence[str]) -> dict[str, _Pair]:
+    """Of ``paths``, those that are a translation's own file in the project, each with its pair.
+
+    Such a file is checked as the translation it is: in its language, and against
+    its source by the bilingual analyzers (placeholders, QA), as ``--target`` does.
+    """
+    project = workspace.project
+    if project is None:
+        return {}
+    relative = {path: project.relative(Path(path)) for path in paths if path != "-"}
+    found = project.translation_sources([rel for rel in relative.values() if rel is not None])
+    out: dict[str, _Pair] = {}
+    for path, rel in relative.items():
+        if rel is not None and rel in found:
+            source, language = found[rel]
+            out[path] = (str(project.root / source), source, language)
+    return out
 
 
 def _read(
@@ -87,10 +114,13 @@ def _read(
     format_name: str | None = None,
     *,
     comments: bool = False,
+    pair: _Pair | None = None,
 ) -> CheckTarget:
     """One file read by its format into a check target (plain values in, for worker processes).
 
     With ``comments``, a source file's comments are read instead (:mod:`kapi.host.comments`).
+    With ``pair``, the file is a translation: it is read in its language and its source's
+    blocks come with it, unless the file holds its own target side (a PO or XLIFF file).
     """
     if comments:
         from kapi.host.comments import read_comment_target
@@ -104,7 +134,7 @@ def _read(
         _, document, spec = read_document(
             path if data is None else data,
             display=display,
-            locale=source_language,
+            locale=pair[2] if pair is not None else source_language,
             format_name=format_name,
         )
     except registry.UnknownFormat as err:
@@ -116,18 +146,39 @@ def _read(
         return CheckTarget(
             file=display, status=ScopeStatus.DID_NOT_RUN, reason=f"{display}: {err.strerror or err}"
         )
-    elapsed = (time.perf_counter() - started) * 1000
     lines = block_lines(document)
-    return CheckTarget(
+    target = CheckTarget(
         file=display,
         format=spec.name,
         blocks=document.blocks,
         locale=document.locale or source_language,
         context_path=display,
         block_lines=lines or {},
-        extraction_ms=elapsed,
         locator=_locator(document, lines),
         target_locale=document.target_locale,
+    )
+    if pair is not None and not document.target_locale:
+        target = _with_source(target, source_language, pair)
+    return evolve(target, extraction_ms=(time.perf_counter() - started) * 1000)
+
+
+def _with_source(target: CheckTarget, source_language: str, pair: _Pair) -> CheckTarget:
+    """A translation's target with its source's blocks; as it was when the source cannot be
+    read (the source's own check says why)."""
+    from kapi.formats import registry
+    from kapi.formats.reading import read_document
+
+    path, display, language = pair
+    try:
+        _, source, _ = read_document(Path(path), display=display, locale=source_language)
+    except (registry.UnknownFormat, FormatError, OSError):
+        return target
+    return evolve(
+        target,
+        locale=language,
+        target_locale=language,
+        source_blocks=source.blocks,
+        source_locale=source.locale or source_language,
     )
 
 
@@ -264,6 +315,7 @@ def check_files(
         from kapi.host.comments import formatter_verdicts
 
         verdicts = formatter_verdicts(workspace, [job for job in jobs if job[0] in as_comments])
+    pairs = translation_pairs(workspace, [path for path, _ in jobs]) if target is None else {}
     processes = _processes(len(jobs))
     if target is not None and (len(paths) != 1 or not target_lang):
         raise HostError(
@@ -283,6 +335,7 @@ def check_files(
             label,
             comment_paths=frozenset(as_comments),
             formatter_verdicts=verdicts,
+            pairs=pairs,
         )
     displays = iter(jobs)
     targets: list[CheckTarget] = []
@@ -300,6 +353,7 @@ def check_files(
                     display,
                     format_name=format_name,
                     comments=path in as_comments,
+                    pair=pairs.get(path),
                 )
             )
     if target is not None and target_lang:
@@ -375,8 +429,8 @@ def _processes(files: int) -> int:
 
 # A file's part of the work: (path, display, the governance resolved at its point, or None
 # when resolving failed here; then the file comes back read and is resolved again here;
-# whether the file is read for its comments).
-_Job = tuple[str, str, ResolvedGovernance | None, bool]
+# whether the file is read for its comments; its source, when it is a translation).
+_Job = tuple[str, str, ResolvedGovernance | None, bool, _Pair | None]
 # What a worker gives back for a file: its result, or the target itself when it must be
 # resolved here (a file that declares another locale, or governance that did not resolve).
 _Done = TargetResult | CheckTarget
@@ -415,9 +469,14 @@ def _check_chunk(
     file that declares another locale goes back to be resolved there.
     """
     done: list[_Done] = []
-    for path, display, governance, comments in jobs:
+    for path, display, governance, comments, pair in jobs:
         target = _read(
-            source_language, Path(path), display, format_name=format_name, comments=comments
+            source_language,
+            Path(path),
+            display,
+            format_name=format_name,
+            comments=comments,
+            pair=pair,
         )
         if target.status != ScopeStatus.CHECKED:
             done.append(checker.check(target))  # nothing to resolve: only its scope entry
@@ -440,6 +499,7 @@ def _check_parallel(
     *,
     comment_paths: frozenset[str] = frozenset(),
     formatter_verdicts: Mapping[str, Any] | None = None,
+    pairs: Mapping[str, _Pair] | None = None,
 ) -> Report:
     """The report, with files read and analysed by this process and ``processes - 1`` workers.
 
@@ -474,7 +534,7 @@ def _check_parallel(
         except GovernanceError:
             resolved = None  # raised again if the file has content, where one process would
         resolving_ms.append((time.perf_counter() - before) * 1000)
-        return path, display, resolved, comments
+        return path, display, resolved, comments, (pairs or {}).get(path)
 
     # The first file is checked here before the pool starts, so its format's reader and the
     # analyzers' compiled rules are made once and forked workers inherit them.
@@ -716,6 +776,7 @@ def check_diff(
             whole=scope.whole,
         )
     targets: list[CheckTarget] = []
+    pairs = translation_pairs(workspace, [str(workspace.root / name) for name in scope.files])
     for name in sorted(scope.deleted):
         targets.append(
             CheckTarget(file=name, status=ScopeStatus.DELETED, reason="deleted by the diff")
@@ -731,6 +792,7 @@ def check_diff(
             name,
             data,
             comments=reads_comments(workspace, str(path), asked=comments),
+            pair=pairs.get(str(path)),
         )
         if target.status == ScopeStatus.NO_READER:
             targets.append(

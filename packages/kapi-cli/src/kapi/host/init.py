@@ -93,10 +93,12 @@ _STEM = re.compile(rf"^(?:(.+?)([._-]))?({_TAG})$")
 
 @frozen
 class ProposedItem:
-    """One content entry of a proposed collection: a path or glob, and its target template."""
+    """One content entry of a proposed collection: a path or glob, its target template, and
+    how the template spells a language (``posix``: ``pt_BR``)."""
 
     path: str
     target: str = ""
+    locale_format: str = "bcp-47"
 
 
 @frozen
@@ -108,10 +110,13 @@ class ProposedCollection:
     files: int = 0
     format: str = ""
     items: tuple[ProposedItem, ...] = ()
+    locale_format: str = "bcp-47"
 
     @property
     def content(self) -> tuple[ProposedItem, ...]:
-        return self.items or (ProposedItem(path=self.path, target=self.target),)
+        return self.items or (
+            ProposedItem(path=self.path, target=self.target, locale_format=self.locale_format),
+        )
 
 
 @frozen
@@ -163,6 +168,8 @@ class InitPlan:
                     lines.append("        format: myst")
                 if item.target:
                     lines.append(f"        target: {_quoted(item.target)}")
+                if item.target and item.locale_format == "posix":
+                    lines.append("        locale_format: posix  # {lang} is written pt_BR")
             if collection.source_only:
                 lines.append("    source_only: true")
         return "\n".join(lines) + "\n"
@@ -318,7 +325,7 @@ def plan_init(root: Path, *, source_language: str = "en") -> InitPlan:
         if found is not None:
             catalogues[found.template].append(found)
 
-    families: dict[str, list[tuple[str, str, list[_Catalogue]]]] = defaultdict(list)
+    families: dict[str, list[tuple[str, str, list[_Catalogue], str]]] = defaultdict(list)
     used_pots: set[str] = set()
     sources: set[str] = set()
     orphans: list[LeftOut] = []
@@ -356,24 +363,15 @@ def plan_init(root: Path, *, source_language: str = "en") -> InitPlan:
             and not template.endswith("/strings.xml")
         ):
             continue  # colours and dimensions, not text to translate
-        for c in translations:
-            if c.written != c.lang:
-                left_out.append(
-                    LeftOut(
-                        c.relpath,
-                        f"{c.written} is not the canonical tag {c.lang}, so {{lang}} "
-                        "cannot name it; rename the folder or file, or declare its path "
-                        "by hand",
-                    )
-                )
-                continue
-            targets.add(c.lang)
-        families[first.family].append((source_path, template, group))
+        spelling, kept, odd = _spelled(translations)
+        left_out += [_misspelled(c, spelling) for c in odd]
+        targets.update(c.lang for c in kept)
+        families[first.family].append((source_path, template, group, spelling))
     left_out += [out for out in orphans if out.path not in sources]
     for pot in pots:
         if pot not in used_pots:
             stem = PurePosixPath(pot).stem
-            families[pot].append((pot, "", []))
+            families[pot].append((pot, "", [], "bcp-47"))
             notes.append(
                 f"{pot}: no translations found; add a target template such as "
                 f"locale/{{lang}}/LC_MESSAGES/{stem}.po"
@@ -382,9 +380,12 @@ def plan_init(root: Path, *, source_language: str = "en") -> InitPlan:
     collections: list[ProposedCollection] = []
     for _, entries in sorted(families.items()):
         name = "ui" if not collections else f"ui-{len(collections) + 1}"
-        items = tuple(ProposedItem(path=path, target=target) for path, target, _ in entries)
-        count = sum(1 + len([c for c in g if c.relpath != path]) for path, _, g in entries)
-        formats = {c.format for _, _, g in entries for c in g} or {"po"}
+        items = tuple(
+            ProposedItem(path=path, target=target, locale_format=spelling)
+            for path, target, _, spelling in entries
+        )
+        count = sum(1 + len([c for c in g if c.relpath != path]) for path, _, g, _ in entries)
+        formats = {c.format for _, _, g, _ in entries for c in g} or {"po"}
         collections.append(
             ProposedCollection(
                 name=name,
@@ -400,7 +401,9 @@ def plan_init(root: Path, *, source_language: str = "en") -> InitPlan:
         name = re.sub(r"[^a-z0-9-]", "-", name.lower()).strip("-") or "docs"
         if any(c.name == name for c in collections):
             name = f"{name}-{PurePosixPath(pattern).suffix.lstrip('.')}"
-        path, target = _translated_docs(pattern, documents, source, present, targets, left_out)
+        path, target, spelling = _translated_docs(
+            pattern, documents, source, present, targets, left_out
+        )
         collections.append(
             ProposedCollection(
                 name=name,
@@ -409,6 +412,7 @@ def plan_init(root: Path, *, source_language: str = "en") -> InitPlan:
                 source_only=not target,
                 files=len(documents),
                 format=_docs_format(pattern, documents, present),
+                locale_format=spelling,
             )
         )
 
@@ -476,8 +480,9 @@ def _translated_docs(
     present: set[str],
     targets: set[str],
     left_out: list[LeftOut],
-) -> tuple[str, str]:
-    """A docs glob and its target template, when its documents have translations beside them.
+) -> tuple[str, str, str]:
+    """A docs glob, its target template and its ``locale_format``, when its documents have
+    translations beside them.
 
     ``docs/fr/guide.md`` translates ``docs/guide.md`` or ``docs/en/guide.md``;
     ``docs/guide.fr.md`` translates ``docs/guide.md``. A language counts only
@@ -485,12 +490,11 @@ def _translated_docs(
     """
     top = pattern.split("/")[0] if "/" in pattern else ""
     if not top:
-        return pattern, ""
+        return pattern, "", "bcp-47"
     suffix = PurePosixPath(pattern).suffix
-    folders: set[str] = set()
-    beside: set[str] = set()
+    folders: list[_Catalogue] = []
+    beside: list[_Catalogue] = []
     under_source = False
-    odd: list[_Catalogue] = []
     for relpath in documents:
         found = _catalogue(relpath, source, "")
         if found is None or found.lang == source:
@@ -507,26 +511,45 @@ def _translated_docs(
             kind = beside
         else:
             continue
-        if found.written == found.lang:
-            kind.add(found.lang)
-        else:
-            odd.append(found)
-    for found in odd:
-        left_out.append(
-            LeftOut(
-                found.relpath,
-                f"{found.written} is not the canonical tag {found.lang}, so {{lang}} cannot "
-                "name it; rename the folder or file, or declare its path by hand",
-            )
-        )
-    if folders:
-        targets.update(folders)
-        path = f"{top}/{source}/**/*{suffix}" if under_source else pattern
-        return path, f"{top}/{{lang}}/{{relpath}}"
-    if beside:
-        targets.update(beside)
-        return pattern, f"{top}/{{path}}.{{lang}}{suffix}"
-    return pattern, ""
+        kind.append(found)
+    for kind in (folders, beside):
+        spelling, kept, odd = _spelled(kind)
+        left_out += [_misspelled(found, spelling) for found in odd]
+        if not kept:
+            continue
+        targets.update(found.lang for found in kept)
+        if kind is folders:
+            path = f"{top}/{source}/**/*{suffix}" if under_source else pattern
+            return path, f"{top}/{{lang}}/{{relpath}}", spelling
+        return pattern, f"{top}/{{path}}.{{lang}}{suffix}", spelling
+    return pattern, "", "bcp-47"
+
+
+def _spelled(found: list[_Catalogue]) -> tuple[str, list[_Catalogue], list[_Catalogue]]:
+    """How a group of translations spells its languages, and those it names that way and not.
+
+    ``posix`` (``pt_BR``, as gettext folders write it) when more of them are
+    written so than as BCP-47 (``pt-BR``); a language with no region or script
+    is the same either way.
+    """
+    posix = sum(1 for c in found if "_" in c.written and c.written == c.lang.replace("-", "_"))
+    tagged = sum(1 for c in found if "-" in c.written and c.written == c.lang)
+    spelling = "posix" if posix > tagged else "bcp-47"
+    kept: list[_Catalogue] = []
+    odd: list[_Catalogue] = []
+    for c in found:
+        spelled = c.lang.replace("-", "_") if spelling == "posix" else c.lang
+        (kept if c.written == spelled else odd).append(c)
+    return spelling, kept, odd
+
+
+def _misspelled(found: _Catalogue, spelling: str) -> LeftOut:
+    written = found.lang.replace("-", "_") if spelling == "posix" else found.lang
+    return LeftOut(
+        found.relpath,
+        f"{found.written} is not how its neighbours spell {found.lang} ({written}), so "
+        "{lang} cannot name it; rename the folder or file, or declare its path by hand",
+    )
 
 
 def write_init(

@@ -1,12 +1,13 @@
 """The project's content memory: search it, import and export it, list it, rebuild it.
 
 Entries are peer variants (locale -> edit text, codes as ``<x id="…"/>``
-tokens) in the project store. A search tries the tiers of the reference in
-priority order: ``structural-exact`` (the same text with the same codes),
-``generalized-exact`` (the same sentence with other numbers, e-mail addresses or
-URLs, adapted), ``exact`` (the same words; 0.99 when the codes differ), then ``structural-fuzzy``
-and ``fuzzy`` (one minus the edit distance over the longer length, +0.03 for
-an entry this project made, never 1.0). Imports are all or nothing.
+tokens) in the project store. A search tries the tiers in the
+spec's priority order: ``generalized-exact`` (the same sentence with other
+numbers, e-mail addresses or URLs, adapted), ``structural-exact`` (the same
+text with the same codes), ``exact`` (the same words; 0.99 when the codes
+differ), then ``generalized-fuzzy``, ``structural-fuzzy`` and ``fuzzy`` (one
+minus the edit distance over the longer length, +0.03 for an entry this
+project made, never 1.0). Imports are all or nothing.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from xml.sax.saxutils import escape, quoteattr
 
-from attrs import frozen
+from attrs import evolve, frozen
 
 from kapi.core.edittext import TOKEN
 from kapi.host.errors import EXIT_ERROR, EXIT_USAGE, HostError
@@ -47,9 +48,15 @@ __all__ = [
     "search_memory",
 ]
 
-# The reference's tiers; an entry holding the very text ranks before one adapted from
-# other entities, so a literal match is never made doubtful by an adapted one.
-MATCH_TYPES = ("structural-exact", "generalized-exact", "exact", "structural-fuzzy", "fuzzy")
+# The match types in the spec's priority order (a tie in score goes to the earlier).
+MATCH_TYPES = (
+    "generalized-exact",
+    "structural-exact",
+    "exact",
+    "generalized-fuzzy",
+    "structural-fuzzy",
+    "fuzzy",
+)
 MIN_SCORE = 0.7
 MAX_RESULTS = 10
 NEAR_EXACT = 0.99
@@ -171,39 +178,55 @@ def memory_index(workspace: Workspace) -> MemoryIndex:
 # --- search ---------------------------------------------------------------------------
 
 
+class Similar:
+    """How similar texts are to one text: one minus the edit distance over the longer length.
+
+    The edit distance is bit-parallel (Myers/Hyyrö) over code points, the text's
+    bit masks made once for every text it is compared with.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.masks: dict[str, int] = {}
+        for position, char in enumerate(text):
+            self.masks[char] = self.masks.get(char, 0) | (1 << position)
+
+    def distance(self, other: str) -> int:
+        length = len(self.text)
+        if not length:
+            return len(other)
+        masks = self.masks
+        full = (1 << length) - 1
+        high = 1 << (length - 1)
+        positive, negative, score = full, 0, length
+        for char in other:
+            equal = masks.get(char, 0)
+            vertical = equal | negative
+            horizontal = (((equal & positive) + positive) ^ positive) | equal
+            plus = negative | ~(horizontal | positive)
+            minus = positive & horizontal
+            if plus & high:
+                score += 1
+            elif minus & high:
+                score -= 1
+            plus = ((plus << 1) | 1) & full
+            minus = (minus << 1) & full
+            positive = (minus | ~(vertical | plus)) & full
+            negative = plus & vertical
+        return score
+
+    def __call__(self, other: str) -> float:
+        longest = max(len(self.text), len(other))
+        return 1.0 if longest == 0 else 1.0 - self.distance(other) / longest
+
+
 def levenshtein(a: str, b: str) -> int:
-    """Edit distance between two strings of code points (bit-parallel, Myers/Hyyrö)."""
-    if len(a) < len(b):
-        a, b = b, a
-    if not b:
-        return len(a)
-    length = len(a)
-    masks: dict[str, int] = {}
-    for position, char in enumerate(a):
-        masks[char] = masks.get(char, 0) | (1 << position)
-    full = (1 << length) - 1
-    high = 1 << (length - 1)
-    positive, negative, score = full, 0, length
-    for char in b:
-        equal = masks.get(char, 0)
-        vertical = equal | negative
-        horizontal = (((equal & positive) + positive) ^ positive) | equal
-        plus = negative | ~(horizontal | positive)
-        minus = positive & horizontal
-        if plus & high:
-            score += 1
-        elif minus & high:
-            score -= 1
-        plus = ((plus << 1) | 1) & full
-        minus = (minus << 1) & full
-        positive = (minus | ~(vertical | plus)) & full
-        negative = plus & vertical
-    return score
+    """Edit distance between two strings of code points."""
+    return Similar(a).distance(b)
 
 
 def similarity(a: str, b: str) -> float:
-    longest = max(len(a), len(b))
-    return 1.0 if longest == 0 else 1.0 - levenshtein(a, b) / longest
+    return Similar(a)(b)
 
 
 def adapt_entities(memory_source: str, memory_target: str, text: str) -> str | None:
@@ -265,15 +288,24 @@ def find_matches(
     *,
     wanted: int = MAX_RESULTS,
 ) -> list[MemoryMatch]:
-    """Every match at or above ``min_score``, sorted by score, tier and entry."""
-    from kapi.host.memory_store import generalized_key, memory_keys
+    """Every match at or above ``min_score``, sorted by score, tier and entry.
 
-    plain, structural = memory_keys(text)
+    The exact tiers are tried in the spec's priority order, each entry taking
+    the first tier it matches: ``generalized-exact`` (only for a text holding
+    entities: numbers, e-mail addresses, URLs; the target comes back with the
+    text's own), ``structural-exact``, ``exact``. A fuzzy candidate is scored
+    on the generalized key (a text with entities), the structural key (a text
+    with codes) and the plain key; its best score names its tier, a tie going
+    to the earlier one.
+    """
+    from kapi.host.memory_store import all_keys
+
+    plain, structural, general = all_keys(text)
     has_codes = structural != plain
+    has_entities = general != structural
     found: dict[str, MemoryMatch] = {}
 
-    def add(variant: StoredVariant, score: float, tier: str) -> None:
-        translated = index.variants(variant.entry).get(target)
+    def add(variant: StoredVariant, score: float, tier: str, translated: str | None) -> None:
         if translated is None or variant.entry in found:
             return
         found[variant.entry] = MemoryMatch(
@@ -284,63 +316,46 @@ def find_matches(
             entry=variant.entry,
         )
 
-    for variant in index.exact(source, "structural", structural):
-        add(variant, 1.0, "structural-exact")
-    general = generalized_key(text)
-    if general != structural:  # the text holds entities: the same sentence with others
+    def adapted(variant: StoredVariant, translated: str | None) -> str | None:
+        return adapt_entities(variant.text, translated, text) if translated is not None else None
+
+    if has_entities:  # the same sentence, whatever its numbers, addresses and URLs
         for variant in index.exact(source, "generalized", general):
             translated = index.variants(variant.entry).get(target)
-            adapted = (
-                adapt_entities(variant.text, translated, text) if translated is not None else None
-            )
-            if adapted is not None and variant.entry not in found:
-                found[variant.entry] = MemoryMatch(
-                    source=variant.text,
-                    target=adapted,
-                    score=1.0,
-                    match_type="generalized-exact",
-                    entry=variant.entry,
-                )
+            add(variant, 1.0, "generalized-exact", adapted(variant, translated))
+    for variant in index.exact(source, "structural", structural):
+        add(variant, 1.0, "structural-exact", index.variants(variant.entry).get(target))
     for variant in index.exact(source, "plain", plain):
-        add(variant, 1.0 if variant.structural == structural else NEAR_EXACT, "exact")
-    perfect = [m for m in found.values() if m.score >= 1.0 and m.match_type != "generalized-exact"]
-    if not perfect:
-        perfect = [m for m in found.values() if m.score >= 1.0]
+        score = 1.0 if variant.structural == structural else NEAR_EXACT
+        add(variant, score, "exact", index.variants(variant.entry).get(target))
+    perfect = [m for m in found.values() if m.score >= 1.0]
     if len({m.target for m in perfect}) > 1:  # no point to prefer one approval: all are doubtful
         for match in perfect:
-            found[match.entry] = MemoryMatch(
-                source=match.source,
-                target=match.target,
-                score=NEAR_EXACT,
-                match_type=match.match_type,
-                entry=match.entry,
-                ambiguous=True,
-            )
+            found[match.entry] = evolve(match, score=NEAR_EXACT, ambiguous=True)
     if min_score < 1.0:
+        to_plain, to_structural, to_general = Similar(plain), Similar(structural), Similar(general)
         for variant in index.fuzzy_candidates(source, target, plain, min_score, wanted):
             if variant.entry in found:
                 continue
+            scored = [(to_plain(variant.plain), 2, "fuzzy")]
             if has_codes:
-                score, tier = similarity(structural, variant.structural), "structural-fuzzy"
-            else:
-                score, tier = similarity(plain, variant.plain), "fuzzy"
-            if score >= 1.0:
-                score = NEAR_EXACT
+                scored.append((to_structural(variant.structural), 1, "structural-fuzzy"))
+            if has_entities:
+                scored.append((to_general(variant.generalized), 0, "generalized-fuzzy"))
+            score, _, tier = max(scored, key=lambda item: (item[0], -item[1]))
+            if score < min_score:
+                continue
+            score = min(score, NEAR_EXACT)  # a fuzzy tier never gives 1.0
             if variant.project == index.project:
                 score = min(score + SAME_PROJECT_BONUS, NEAR_EXACT)
-            if score >= min_score:
-                found[variant.entry] = MemoryMatch(
-                    source=variant.text,
-                    target=variant.target,
-                    score=score,
-                    match_type=tier,
-                    entry=variant.entry,
-                )
-    ranked = sorted(
+            answer = variant.target
+            if tier == "generalized-fuzzy":  # the text's own entities where they map
+                answer = adapted(variant, variant.target) or variant.target
+            add(variant, score, tier, answer)
+    return sorted(
         (m for m in found.values() if m.score >= min_score),
         key=lambda m: (-m.score, MATCH_TYPES.index(m.match_type), m.entry),
     )
-    return ranked
 
 
 # --- import ---------------------------------------------------------------------------
@@ -399,6 +414,7 @@ def import_memory(request: MemoryImportRequest, workspace: Workspace) -> MemoryI
             actor=f"{actor.kind}/{actor.name}",
             origin=f"import:{Path(request.path).name}",
             at=now(),
+            made_here=False,
         )
     finally:
         index.close()

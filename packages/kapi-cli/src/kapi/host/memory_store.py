@@ -2,20 +2,25 @@
 
 Memory entries live in the store's ``tm_entries``/``tm_variants`` (where a
 ``memory`` op puts them); this subsystem keeps, in the same SQLite file and
-under its own migration table, each variant's match keys, a trigram table that
-narrows a fuzzy search to a few candidates, and the stamp of every target a
+under its own migration table, each variant's match keys, an FTS5 trigram
+index of them (kept in step by triggers) with each trigram's count, which
+narrow a fuzzy search to a few candidates, and the stamp of every target a
 tool wrote (the source revision it was made from and the revision it wrote),
-so a stale target and a person's edit can be told apart later.
+so a stale target and a person's edit can be told apart later. Where SQLite
+has no FTS5 trigram tokenizer, a fuzzy search reads the keys of a length a
+match could have instead.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import sqlite3
 import unicodedata
-import uuid
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from operator import itemgetter
 from pathlib import Path
 
 from attrs import frozen
@@ -88,16 +93,43 @@ MIGRATIONS: tuple[tuple[int, str, str], ...] = (
         CREATE INDEX tm_keys_generalized ON tm_keys(locale, generalized)
         """,
     ),
+    (
+        3,
+        "memory trigrams in an FTS5 index (built by SQLite), counted per trigram",
+        """
+        DROP TABLE tm_grams;
+        DROP TABLE tm_gram_counts;
+        CREATE TABLE tm_gram_counts (
+            gram TEXT PRIMARY KEY,
+            count INTEGER NOT NULL
+        ) WITHOUT ROWID
+        """,
+    ),
 )
 
-_SPACES = re.compile(r"\s+")
+# The trigram index of the keys' plain text (over tm_keys itself, rowid = the key's id,
+# filled in bulk as keys are written), and the trigger that takes a key out of it when the
+# key goes, with its entry, by any connection.
+_TRIGRAM_INDEX = (
+    "CREATE VIRTUAL TABLE tm_trigrams USING fts5(plain, tokenize='trigram', detail='none', "
+    "content='tm_keys', content_rowid='id', columnsize=0)",
+    "CREATE TRIGGER tm_keys_trigrams_out AFTER DELETE ON tm_keys BEGIN "
+    "INSERT INTO tm_trigrams(tm_trigrams, rowid, plain) VALUES ('delete', old.id, old.plain); END",
+)
 _FUZZY_CANDIDATES = 24
-_RARE_GRAMS = 8
-_GRAM_FLUSH = 400_000
+_RARE_GRAMS = 8  # trigrams a fuzzy search looks up at least, the rarest first
+_POSTINGS = 12_000  # and more of them while the keys they name stay under this many
+_RECOUNT = 5_000  # more new keys than this: count every trigram again from the index
+_FLUSH = 20_000  # entries written per batch of rows
+# Indexes a large import makes again at the end (as their own SQL says), rather than
+# keeping them up row by row.
+_BULK_INDEXES = ("tm_keys_plain", "tm_keys_structural", "tm_keys_generalized", "tm_variants_text")
+_CHUNK = 400  # candidate keys read per query
 
 
 def _normal(text: str) -> str:
-    return _SPACES.sub(" ", unicodedata.normalize("NFC", text)).strip()
+    """NFC, each run of whitespace one space, none at the ends."""
+    return " ".join((text if text.isascii() else unicodedata.normalize("NFC", text)).split())
 
 
 def plain_key(text: str) -> str:
@@ -125,11 +157,12 @@ def memory_keys(text: str) -> tuple[str, str]:
 
 
 # Entities a generalized key types: URLs and e-mail addresses before the numbers inside them.
+_NUMBER_PATTERN = r"(?P<NUMBER>(?<![\w])\d+(?:[.,:]\d+)*(?![\w]))"
 ENTITY = re.compile(
     r"(?P<URL>(?:https?|ftp)://[^\s<>\"']+)"
-    r"|(?P<EMAIL>[\w.+-]+@[\w-]+(?:\.[\w-]+)+)"
-    r"|(?P<NUMBER>(?<![\w])\d+(?:[.,:]\d+)*(?![\w]))"
+    r"|(?P<EMAIL>[\w.+-]+@[\w-]+(?:\.[\w-]+)+)|" + _NUMBER_PATTERN
 )
+_NUMBER = re.compile(_NUMBER_PATTERN)  # what ENTITY finds in text with no @ and no ://
 
 
 def entities(text: str) -> list[tuple[str, str]]:
@@ -140,6 +173,15 @@ def entities(text: str) -> list[tuple[str, str]]:
     return out
 
 
+def _entities_of(text: str) -> re.Pattern[str]:
+    """ENTITY, or only its number part where no address can be (the same matches, faster)."""
+    return ENTITY if "@" in text or "://" in text else _NUMBER
+
+
+def _typed(match: re.Match[str]) -> str:
+    return "{" + (match.lastgroup or "") + "}"
+
+
 def generalized_key(text: str) -> str:
     """The ``generalized`` key: the structural key with each entity a typed placeholder."""
     parts = TOKEN.split(text)  # text, token id, text, token id, …
@@ -148,14 +190,28 @@ def generalized_key(text: str) -> str:
         if index % 2:
             out.append(f'<x id="{piece}"/>')
         else:
-            out.append(ENTITY.sub(lambda m: "{" + (m.lastgroup or "") + "}", piece))
+            out.append(_entities_of(piece).sub(_typed, piece))
     return structural_key("".join(out))
 
 
+def all_keys(text: str) -> tuple[str, str, str]:
+    """The ``plain``, ``structural`` and ``generalized`` keys of edit text at once."""
+    if "<x" not in text:  # no code: the plain key is the structural one
+        plain = _normal(text)
+        general = _entities_of(text).sub(_typed, text)
+        return plain, plain, plain if general == text else _normal(general)
+    return plain_key(text), structural_key(text), generalized_key(text)
+
+
 def trigrams(plain: str) -> set[str]:
-    """The distinct trigrams of a plain key, case folded, padded so short texts have some."""
-    folded = f" {plain.casefold()} "
-    return {folded[i : i + 3] for i in range(max(len(folded) - 2, 1))}
+    """The distinct trigrams of a plain key, lower-cased as the FTS5 trigram tokenizer folds."""
+    folded = plain.lower()
+    return {folded[i : i + 3] for i in range(len(folded) - 2)}
+
+
+def _phrase(gram: str) -> str:
+    """A trigram as an FTS5 query string."""
+    return '"' + gram.replace('"', '""') + '"'
 
 
 @frozen
@@ -169,6 +225,7 @@ class StoredVariant:
     structural: str
     target: str = ""
     project: str = ""
+    generalized: str = ""
 
 
 @frozen
@@ -201,6 +258,7 @@ class MemoryIndex:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA foreign_keys=ON")
             self._migrate()
+            self.fts = self._trigram_index()
         except sqlite3.Error as err:
             raise self._failure(err) from None
 
@@ -243,6 +301,25 @@ class MemoryIndex:
                 self._db.execute("ROLLBACK")
             raise
 
+    def _trigram_index(self) -> bool:
+        """Whether the FTS5 trigram index is there (made, and filled from the keys, when not)."""
+        db = self._db
+        if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'tm_trigrams'").fetchone():
+            return True
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in _TRIGRAM_INDEX:
+                db.execute(statement)
+            db.execute("INSERT INTO tm_trigrams(tm_trigrams) VALUES ('rebuild')")
+            _recount(db)
+            db.execute("COMMIT")
+        except sqlite3.OperationalError as err:
+            db.execute("ROLLBACK")
+            if "fts5" in str(err) or "tokenizer" in str(err):
+                return False  # this SQLite has no FTS5 trigrams: fuzzy search reads by length
+            raise
+        return True
+
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
         try:
@@ -274,44 +351,60 @@ class MemoryIndex:
         origin: str,
         at: str,
         replace_origin: str | None = None,
+        made_here: bool = True,
     ) -> int:
         """Add entries (each a list of ``(locale, edit text)`` variants) in one transaction.
 
         An entry whose variants the memory already holds, same texts in the same
         locales, is not added again. ``replace_origin`` first removes every
-        entry of that origin (a rebuild). Returns how many were added.
+        entry of that origin (a rebuild). ``made_here`` says this project made
+        them (a fuzzy match of one gets the same-project bonus); an imported
+        file's entries were made elsewhere. Rows are written in batches; SQLite
+        builds the trigram index, and a large import counts the trigrams from it
+        once at the end. Returns how many were added.
         """
         added = 0
-        counts: dict[tuple[str, str], int] = {}
-        grams: list[tuple[str, str, int]] = []
         with self._transaction() as db:
             if replace_origin is not None:
                 db.execute(
                     "DELETE FROM tm_entries WHERE id IN (SELECT entry_id FROM tm_origins WHERE origin = ?)",
                     (replace_origin,),
                 )
-                self._recount(db)
-            held = {  # the first variants the memory holds: most new entries need no look-up
+            held = {  # the variants the memory holds: most new entries need no look-up
                 (locale, text)
                 for locale, text in db.execute("SELECT locale, text FROM tm_variants")
             }
+            fresh: dict[tuple[str, str], list[dict[str, str]]] = {}  # this import's, by variant
+            batch = _Rows(int(db.execute("SELECT coalesce(max(id), 0) FROM tm_keys").fetchone()[0]))
+            held_keys = int(db.execute("SELECT count(*) FROM tm_keys").fetchone()[0])
+            ids = _EntryIds(db)
+            project = self.project if made_here else ""
+            rebuilt: list[str] = []
             for variants in entries:
-                if len(variants) < 2:
+                unique = dict(variants)  # one text per locale: the last given
+                if len(unique) < 2:
                     continue
-                if variants[0] in held and self._holds(db, variants):
+                pairs = list(unique.items())
+                first = pairs[0]
+                if any(all(e.get(k) == v for k, v in pairs) for e in fresh.get(first, ())) or (
+                    first in held and self._holds(db, pairs)
+                ):
                     continue
-                held.update(variants)
-                entry = uuid.uuid4().hex[:12]
-                db.execute("INSERT INTO tm_entries VALUES (?, ?, ?)", (entry, at, actor))
-                db.execute("INSERT INTO tm_origins VALUES (?, ?, ?)", (entry, origin, self.project))
-                for locale, text in variants:
-                    db.execute(
-                        "INSERT OR REPLACE INTO tm_variants VALUES (?, ?, ?)", (entry, locale, text)
-                    )
-                    self._index(db, entry, locale, text, counts, grams)
+                for pair in pairs:
+                    fresh.setdefault(pair, []).append(unique)
+                batch.add(ids.next(), at, actor, origin, project, pairs)
                 added += 1
-            self._flush_grams(db, grams)
-            self._count(db, counts)
+                if len(batch.entries) >= _FLUSH:
+                    if not rebuilt and held_keys <= 2 * len(batch.key_rows):
+                        rebuilt = _drop_indexes(db)  # a large import into a small memory
+                    batch.write(db, fts=self.fts)
+            batch.write(db, fts=self.fts)
+            for statement in rebuilt:
+                db.execute(statement)
+            if replace_origin is not None or batch.keys > _RECOUNT:
+                self._recount(db)
+            else:
+                self._count(db, batch.plains)
         return added
 
     def _holds(self, db: sqlite3.Connection, variants: Sequence[tuple[str, str]]) -> bool:
@@ -328,51 +421,22 @@ class MemoryIndex:
                 return True
         return False
 
-    def _index(
-        self,
-        db: sqlite3.Connection,
-        entry: str,
-        locale: str,
-        text: str,
-        counts: dict[tuple[str, str], int],
-        grams_out: list[tuple[str, str, int]],
-    ) -> None:
-        """Keys of one variant; its trigram rows go to ``grams_out``, their counts to ``counts``."""
-        plain, structural = memory_keys(text)
-        cursor = db.execute(
-            "INSERT OR REPLACE INTO tm_keys "
-            "(entry_id, locale, text, plain, structural, length, generalized) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (entry, locale, text, plain, structural, len(plain), generalized_key(text)),
-        )
-        key_id = int(cursor.lastrowid or 0)
-        for gram in trigrams(plain):
-            grams_out.append((gram, locale, key_id))
-            counts[(gram, locale)] = counts.get((gram, locale), 0) + 1
-        if len(grams_out) >= _GRAM_FLUSH:
-            self._flush_grams(db, grams_out)
-
-    @staticmethod
-    def _flush_grams(db: sqlite3.Connection, rows: list[tuple[str, str, int]]) -> None:
-        """Write trigram rows in key order, so the index grows in runs rather than at random."""
-        rows.sort()
-        db.executemany("INSERT OR IGNORE INTO tm_grams VALUES (?, ?, ?)", rows)
-        rows.clear()
-
-    @staticmethod
-    def _count(db: sqlite3.Connection, counts: dict[tuple[str, str], int]) -> None:
-        db.executemany(
-            "INSERT INTO tm_gram_counts VALUES (?, ?, ?) "
-            "ON CONFLICT(gram, locale) DO UPDATE SET count = count + excluded.count",
-            [(gram, locale, count) for (gram, locale), count in counts.items()],
-        )
-
     def _recount(self, db: sqlite3.Connection) -> None:
-        """Drop the index rows of removed entries and count the trigrams again."""
-        db.execute("DELETE FROM tm_grams WHERE key_id NOT IN (SELECT id FROM tm_keys)")
-        db.execute("DELETE FROM tm_gram_counts")
-        db.execute(
-            "INSERT INTO tm_gram_counts SELECT gram, locale, count(*) FROM tm_grams GROUP BY gram, locale"
+        if self.fts:
+            _recount(db)
+
+    def _count(self, db: sqlite3.Connection, plains: Iterable[str]) -> None:
+        """Add the trigrams of a few new keys to the counts."""
+        if not self.fts:
+            return
+        counts: dict[str, int] = {}
+        for plain in plains:
+            for gram in trigrams(plain):
+                counts[gram] = counts.get(gram, 0) + 1
+        db.executemany(
+            "INSERT INTO tm_gram_counts VALUES (?, ?) "
+            "ON CONFLICT(gram) DO UPDATE SET count = count + excluded.count",
+            counts.items(),
         )
 
     def catch_up(self) -> None:
@@ -397,15 +461,16 @@ class MemoryIndex:
         if not rows and not stale:
             return
         with self._transaction() as db:
-            if stale:
+            if stale:  # entries removed by a connection that did not cascade
                 db.execute("DELETE FROM tm_keys WHERE entry_id NOT IN (SELECT id FROM tm_entries)")
-                self._recount(db)
-            counts: dict[tuple[str, str], int] = {}
-            grams: list[tuple[str, str, int]] = []
+            batch = _Rows(int(db.execute("SELECT coalesce(max(id), 0) FROM tm_keys").fetchone()[0]))
             for entry, locale, text in rows:
-                self._index(db, entry, locale, text, counts, grams)
-            self._flush_grams(db, grams)
-            self._count(db, counts)
+                batch.key(entry, locale, text)
+            batch.write(db, fts=self.fts)
+            if stale or batch.keys > _RECOUNT:
+                self._recount(db)
+            else:
+                self._count(db, batch.plains)
 
     def exact(self, locale: str, column: str, key: str) -> list[StoredVariant]:
         assert column in ("plain", "structural", "generalized")
@@ -421,51 +486,69 @@ class MemoryIndex:
     ) -> list[StoredVariant]:
         """Variants with a ``target`` variant sharing the query's rarest trigrams, most shared first.
 
-        Only variants whose length a match at ``min_score`` could have are read;
-        each comes with its entry's ``target`` text and the project that made it.
+        The query's rarest trigrams (eight, and more while the keys they name
+        stay few) are looked up in the index; keys
+        sharing two of them (one, when none share two) in ``locale``, of a
+        length a match at ``min_score`` could have, are read, most shared
+        first. Each comes with its entry's ``target`` text and the project that
+        made it. Without the index, or for a text too short for trigrams, the
+        keys nearest in length are read instead.
         """
-        grams = sorted(trigrams(plain))
-        if not grams:
-            return []
-        marks = ",".join("?" * len(grams))
-        counts = self._db.execute(
-            f"SELECT gram, count FROM tm_gram_counts WHERE locale = ? AND gram IN ({marks})",
-            (locale, *grams),
-        ).fetchall()
-        rare = [gram for gram, _ in sorted(counts, key=lambda row: (row[1], row[0]))[:_RARE_GRAMS]]
-        if not rare:
-            return []
         low = int(len(plain) * min_score)
         high = int(len(plain) / min_score) + 1 if min_score > 0 else 1 << 30
-        marks = ",".join("?" * len(rare))
-        # Entries sharing two of the rarest trigrams first; one is enough only when none share two.
-        for least in (2, 1) if len(rare) > 2 else (1,):
-            rows = self._db.execute(
-                f"SELECT k.entry_id, k.locale, k.text, k.plain, k.structural, t.text, "
-                f"coalesce(o.project, ?) FROM "
-                f"(SELECT g.key_id AS key_id, g.shared AS shared FROM "
-                f"(SELECT key_id, count(*) AS shared FROM tm_grams WHERE locale = ? "
-                f"AND gram IN ({marks}) GROUP BY key_id HAVING count(*) >= ?) g "
-                f"JOIN tm_keys n ON n.id = g.key_id WHERE n.length BETWEEN ? AND ? "
-                f"ORDER BY g.shared DESC, g.key_id LIMIT ?) c "
-                f"JOIN tm_keys k ON k.id = c.key_id "
-                f"JOIN tm_variants t ON t.entry_id = k.entry_id AND t.locale = ? "
-                f"LEFT JOIN tm_origins o ON o.entry_id = k.entry_id "
-                f"ORDER BY c.shared DESC, k.id",
-                (
-                    self.project,
-                    locale,
-                    *rare,
-                    least,
-                    low,
-                    high,
-                    max(_FUZZY_CANDIDATES, 4 * wanted),
-                    target,
-                ),
-            ).fetchall()
-            if rows:
+        limit = max(_FUZZY_CANDIDATES, 4 * wanted)
+        grams = sorted(trigrams(plain))
+        if not self.fts or not grams:
+            return self._by_length(locale, target, len(plain), low, high, limit)
+        marks = ",".join("?" * len(grams))
+        counts = self._db.execute(
+            f"SELECT gram, count FROM tm_gram_counts WHERE gram IN ({marks})", grams
+        ).fetchall()
+        rare: list[str] = []  # the rarest trigrams, more of them while their postings are few
+        postings = 0
+        for gram, count in sorted(counts, key=lambda row: (row[1], row[0])):
+            if len(rare) >= _RARE_GRAMS and postings + count > _POSTINGS:
                 break
-        return [StoredVariant(*row) for row in rows]
+            rare.append(gram)
+            postings += count
+        shared: Counter[int] = Counter()
+        for gram in rare:
+            keys = self._db.execute(
+                "SELECT rowid FROM tm_trigrams WHERE tm_trigrams MATCH ?", (_phrase(gram),)
+            ).fetchall()
+            shared.update(map(itemgetter(0), keys))
+        # Keys sharing two of the rarest trigrams first; one is enough only when none share two.
+        for least in (2, 1) if len(rare) > 2 else (1,):
+            ranked = sorted(
+                (k for k, n in shared.items() if n >= least), key=lambda k: (-shared[k], k)
+            )
+            found: list[StoredVariant] = []
+            for at in range(0, len(ranked), _CHUNK):
+                chunk = ranked[at : at + _CHUNK]
+                rows = {
+                    row[0]: StoredVariant(*row[1:])
+                    for row in self._db.execute(
+                        f"{_CANDIDATE} WHERE k.id IN ({','.join('?' * len(chunk))}) "
+                        "AND +k.locale = ? AND +k.length BETWEEN ? AND ?",
+                        (self.project, target, *chunk, locale, low, high),
+                    )
+                }
+                found.extend(rows[k] for k in chunk if k in rows)
+                if len(found) >= limit:
+                    break
+            if found:
+                return found[:limit]
+        return []
+
+    def _by_length(
+        self, locale: str, target: str, length: int, low: int, high: int, limit: int
+    ) -> list[StoredVariant]:
+        rows = self._db.execute(
+            f"{_CANDIDATE} WHERE k.locale = ? AND k.length BETWEEN ? AND ? "
+            "ORDER BY abs(k.length - ?), k.id LIMIT ?",
+            (self.project, target, locale, low, high, length, limit),
+        )
+        return [StoredVariant(*row[1:]) for row in rows]
 
     def holds_pair(self, source: str, target: str) -> bool:
         """Whether any entry has a variant in both locales (else a search cannot match)."""
@@ -514,3 +597,120 @@ class MemoryIndex:
             else self._db.execute(query)
         )
         return {(r[0], r[1], r[2]): Stamp(*r) for r in rows}
+
+
+# A candidate key with its entry's target text and the project that made it (the keys
+# read first: CROSS JOIN keeps SQLite from starting at every variant of the target locale).
+_CANDIDATE = (
+    "SELECT k.id, k.entry_id, k.locale, k.text, k.plain, k.structural, t.text, "
+    "coalesce(o.project, ?), k.generalized FROM tm_keys k "
+    "CROSS JOIN tm_variants t ON t.entry_id = k.entry_id AND t.locale = ? "
+    "LEFT JOIN tm_origins o ON o.entry_id = k.entry_id"
+)
+
+
+def _drop_indexes(db: sqlite3.Connection) -> list[str]:
+    """Drop the indexes a large import makes again; the statements that make them."""
+    marks = ",".join("?" * len(_BULK_INDEXES))
+    made = [
+        sql
+        for (sql,) in db.execute(
+            f"SELECT sql FROM sqlite_master WHERE type = 'index' AND name IN ({marks}) "
+            "AND sql IS NOT NULL",
+            _BULK_INDEXES,
+        )
+    ]
+    for name in _BULK_INDEXES:
+        db.execute(f"DROP INDEX IF EXISTS {name}")
+    return made
+
+
+def _recount(db: sqlite3.Connection) -> None:
+    """Count every trigram again from the index (after a large import or a removal)."""
+    db.execute(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.tm_trigram_terms "
+        "USING fts5vocab(main, tm_trigrams, 'row')"
+    )
+    db.execute("DELETE FROM tm_gram_counts")
+    db.execute("INSERT INTO tm_gram_counts SELECT term, doc FROM temp.tm_trigram_terms")
+
+
+class _EntryIds:
+    """Entry ids for one import: a prefix no entry has, then a count, so rows go in in order."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+        self.prefix = ""
+        self.count = 1 << 20
+
+    def next(self) -> str:
+        if self.count >= 1 << 20:
+            self.prefix, self.count = self._free_prefix(), 0
+        self.count += 1
+        return f"{self.prefix}{self.count - 1:05x}"
+
+    def _free_prefix(self) -> str:
+        while True:
+            prefix = os.urandom(4).hex()[:7]
+            taken = self.db.execute(
+                "SELECT 1 FROM tm_entries WHERE id >= ? AND id <= ? LIMIT 1",
+                (prefix, prefix + "fffff"),
+            ).fetchone()
+            if taken is None:
+                return prefix
+
+
+class _Rows:
+    """Rows of new entries and keys, written in batches (key ids given here, in order)."""
+
+    def __init__(self, last_key: int) -> None:
+        self.next_key = last_key + 1
+        self.entries: list[tuple[str, str, str]] = []
+        self.origins: list[tuple[str, str, str]] = []
+        self.variants: list[tuple[str, str, str]] = []
+        self.key_rows: list[tuple[int, str, str, str, str, str, int, str]] = []
+        self.plains: list[str] = []
+        self.keys = 0
+
+    def add(
+        self,
+        entry: str,
+        at: str,
+        actor: str,
+        origin: str,
+        project: str,
+        variants: Sequence[tuple[str, str]],
+    ) -> None:
+        self.entries.append((entry, at, actor))
+        self.origins.append((entry, origin, project))
+        for locale, text in variants:
+            self.variants.append((entry, locale, text))
+            self.key(entry, locale, text)
+
+    def key(self, entry: str, locale: str, text: str) -> None:
+        plain, structural, general = all_keys(text)
+        self.key_rows.append(
+            (self.next_key, entry, locale, text, plain, structural, len(plain), general)
+        )
+        self.next_key += 1
+        self.keys += 1
+        if self.keys <= _RECOUNT:
+            self.plains.append(plain)
+
+    def write(self, db: sqlite3.Connection, *, fts: bool) -> None:
+        db.executemany("INSERT INTO tm_entries VALUES (?, ?, ?)", self.entries)
+        db.executemany("INSERT INTO tm_origins VALUES (?, ?, ?)", self.origins)
+        db.executemany("INSERT INTO tm_variants VALUES (?, ?, ?)", self.variants)
+        db.executemany(
+            "INSERT INTO tm_keys (id, entry_id, locale, text, plain, structural, length, "
+            "generalized) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            self.key_rows,
+        )
+        if fts and self.key_rows:  # one statement: FTS5 builds its index far faster in bulk
+            db.execute(
+                "INSERT INTO tm_trigrams(rowid, plain) SELECT id, plain FROM tm_keys "
+                "WHERE id BETWEEN ? AND ?",
+                (self.key_rows[0][0], self.key_rows[-1][0]),
+            )
+        for rows in (self.entries, self.origins, self.variants, self.key_rows):
+            rows.clear()

@@ -81,6 +81,7 @@ _DEFAULT_KEYS = (
     "memory",
     "comments",
     "translate_after",
+    "locale_format",
     "redaction",
 )
 _COLLECTION_KEYS = (
@@ -96,8 +97,21 @@ _COLLECTION_KEYS = (
     "source_language",
     "target_languages",
     "comments",
+    "locale_format",
 )
-_ITEM_KEYS = ("path", "format", "target", "base", "channel", "redaction", "comments")
+_ITEM_KEYS = (
+    "path",
+    "format",
+    "target",
+    "base",
+    "channel",
+    "redaction",
+    "comments",
+    "locale_format",
+)
+# How ``{lang}`` is spelled in a target path: the BCP-47 tag (``pt-BR``), or POSIX
+# (``pt_BR``, as gettext folders and Java resource bundles name languages).
+LOCALE_FORMATS = ("bcp-47", "posix")
 
 
 class RecipeError(HostError):
@@ -124,6 +138,7 @@ class ContentItem:
     comments: bool = False
     comments_channel: str = ""
     comments_formatter: str = ""
+    locale_format: str = "bcp-47"
 
     @property
     def effective_base(self) -> str:
@@ -278,6 +293,33 @@ class Project:
                     return source, lang
         return None
 
+    def translation_sources(self, relpaths: Sequence[str]) -> dict[str, tuple[str, str]]:
+        """Of ``relpaths``, the translations' own files: path -> ``(source path, language)``.
+
+        One walk of the tree, and only when some path could be a translation: a target
+        template could name it, and it names a target language (``fr``, ``pt-BR``, ``pt_BR``).
+        """
+        languages = {lang for c in self.collections for lang in self.languages_of(c)[1]}
+        spelled = "|".join(
+            re.escape(form)
+            for lang in sorted(languages, key=len, reverse=True)
+            for form in {lang, lang.replace("-", "_")}
+        )
+        named = re.compile(rf"(?<![A-Za-z])(?:{spelled})(?![A-Za-z])") if spelled else None
+        wanted = {
+            path
+            for path in relpaths
+            if named is not None and named.search(path) and self.could_be_translation(path)
+        }
+        if not wanted:
+            return {}
+        found: dict[str, tuple[str, str]] = {}
+        for source in self.source_files():
+            for lang, path in self.translation_paths(source).items():
+                if path in wanted and path not in found:
+                    found[path] = (source, lang)
+        return found
+
     def source_files(self) -> Iterator[str]:
         """Every file the recipe claims as source content (translations' own files excluded)."""
         seen: set[str] = set()
@@ -364,7 +406,7 @@ def target_path(item: ContentItem, relpath: str, lang: str) -> str:
     if not template or template.endswith("/") or not names_file:
         template = template.rstrip("/") + ("/" if template else "") + "{relpath}"
     values = {
-        "lang": lang,
+        "lang": lang.replace("-", "_") if item.locale_format == "posix" else lang,
         "relpath": inner,
         "path": str(PurePosixPath(directory) / stem) if directory else stem,
         "dir": directory,
@@ -476,8 +518,9 @@ def _project_of(recipe_path: Path, data: Any) -> Project:
         _locale(t, recipe_path, line_of(defaults, "target_languages"), "defaults.target_languages")
         for t in _list(defaults.get("target_languages"), recipe_path, defaults, "target_languages")
     )
+    spelling = _locale_format(defaults, "bcp-47", recipe_path, "defaults")
     collections = tuple(
-        _collection(c, i, recipe_path, warnings)
+        _collection(c, i, recipe_path, warnings, spelling)
         for i, c in enumerate(_list(data.get("collections"), recipe_path, data, "collections"))
     )
     exclude = tuple(
@@ -744,11 +787,30 @@ def _locale(value: Any, path: Path, line: int | None, key: str) -> str:
         raise RecipeError(str(err), path=path, line=line, key=key) from None
 
 
-def _collection(node: Any, index: int, path: Path, warnings: list[str]) -> Collection:
+def _locale_format(node: Mapping[str, Any], inherited: str, path: Path, key: str) -> str:
+    """A node's ``locale_format``, else the one it inherits; anything else names its line."""
+    value = node.get("locale_format")
+    if value is None:
+        return inherited
+    if value not in LOCALE_FORMATS:
+        raise RecipeError(
+            f"locale_format is one of {', '.join(LOCALE_FORMATS)} (got {value!r}): how "
+            "{lang} is spelled in a target path, pt-BR or pt_BR",
+            path=path,
+            line=line_of(node, "locale_format"),
+            key=f"{key}.locale_format",
+        )
+    return str(value)
+
+
+def _collection(
+    node: Any, index: int, path: Path, warnings: list[str], spelling: str = "bcp-47"
+) -> Collection:
     key = f"collections[{index}]"
     if not isinstance(node, Mapping):
         raise RecipeError("a collection is a mapping", path=path, key=key)
     _typos(node, _COLLECTION_KEYS, f"{key}.", path, warnings)
+    spelling = _locale_format(node, spelling, path, key)
     base = str(node.get("base") or "")
     channel = str(node.get("channel") or "")
     if channel and "/" not in channel:
@@ -765,11 +827,19 @@ def _collection(node: Any, index: int, path: Path, warnings: list[str]) -> Colle
             raise RecipeError(
                 "a collection needs path or content", path=path, line=line_of(node), key=key
             )
-        items.append(_item(node, key, path, base, warnings, bare=True))
+        items.append(_item(node, key, path, base, warnings, bare=True, spelling=spelling))
     else:
         for item_index, raw in enumerate(_list(raw_items, path, node, "content")):
             items.append(
-                _item(raw, f"{key}.content[{item_index}]", path, base, warnings, bare=False)
+                _item(
+                    raw,
+                    f"{key}.content[{item_index}]",
+                    path,
+                    base,
+                    warnings,
+                    bare=False,
+                    spelling=spelling,
+                )
             )
     source_only = bool(node.get("source_only", False))
     if source_only and any(item.target for item in items):
@@ -817,7 +887,14 @@ def _stays_inside(node: Mapping[str, Any], name: str, path: Path, key: str) -> N
 
 
 def _item(
-    node: Any, key: str, path: Path, base: str, warnings: list[str], *, bare: bool
+    node: Any,
+    key: str,
+    path: Path,
+    base: str,
+    warnings: list[str],
+    *,
+    bare: bool,
+    spelling: str = "bcp-47",
 ) -> ContentItem:
     if isinstance(node, str):
         node = {"path": node}
@@ -853,6 +930,7 @@ def _item(
         format=str(format_value),
         base=join(item_base) if item_base else (base.rstrip("/") if base else ""),
         channel=str(node.get("channel") or "") if not bare else "",
+        locale_format=spelling if bare else _locale_format(node, spelling, path, key),
         **_comments(node.get("comments"), path, line_of(node, "comments"), f"{key}.comments"),
     )
 

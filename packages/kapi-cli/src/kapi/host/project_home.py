@@ -79,6 +79,10 @@ class ProjectHome(FileHome):
             joined=tuple(joined),
         )
 
+    def translation(self, doc: str, language: str) -> Document | None:
+        """The translation's own file of a document staged here, as read; None when it has none."""
+        return self._translations.get((doc, language))
+
     def render(self, staged: Staged, document: Document) -> Sequence[Write]:
         own = _without_joined(document, {joined.edition for joined in staged.joined})
         writes = [Write(staged=staged, data=self.write_checked(staged, own, staged.doc))]

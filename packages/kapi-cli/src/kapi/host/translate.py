@@ -13,7 +13,7 @@ written by the tool actor, so an interrupted run keeps what it finished.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -24,7 +24,8 @@ from kapi.host.errors import EXIT_USAGE, HostError
 
 if TYPE_CHECKING:
     from kapi.core.change.ports import Staged
-    from kapi.core.model import Block
+    from kapi.core.model import Block, Document
+    from kapi.formats.home import FileHome
     from kapi.host.memory_store import MemoryIndex, Stamp
     from kapi.host.providers.port import Provider
     from kapi.host.redaction import Redactor
@@ -58,6 +59,7 @@ class Unit:
     target: Runs | None = None
     target_rev: str = "absent"
     person: bool = False
+    forms: tuple[str, ...] = ()  # the plural categories the target's file declares, if it does
 
 
 @frozen
@@ -81,14 +83,43 @@ def languages_for(workspace: Workspace, doc: str) -> tuple[str, ...]:
     return tuple(sorted(project.translation_paths(doc)))
 
 
-def project_documents(workspace: Workspace, docs: Sequence[str] | None = None) -> Iterator[Staged]:
+def project_documents(
+    workspace: Workspace, docs: Sequence[str] | None = None, *, home: FileHome | None = None
+) -> Iterator[Staged]:
     """Each source document of the project (or those named), staged with its translations joined."""
     project = workspace.project
     if project is None:
         return
-    home = workspace.home()
+    home = home or workspace.home()
     for doc in docs if docs is not None else list(project.source_files()):
         yield home.stage(doc)
+
+
+def declared_plural_forms(home: FileHome, staged: Staged) -> dict[tuple[str, str], tuple[str, ...]]:
+    """The plural categories each target's file declares for a block: ``(block, language)``.
+
+    A gettext catalogue names its forms in ``Plural-Forms`` (three for Russian,
+    two for French), whatever its language has; a translation gives those.
+    """
+    from kapi.host.project_home import ProjectHome
+
+    documents: list[tuple[str, Document | None]] = [
+        (staged.document.target_locale, staged.document)
+    ]
+    if isinstance(home, ProjectHome):
+        documents += [
+            (joined.edition, home.translation(staged.doc, joined.edition))
+            for joined in staged.joined
+        ]
+    out: dict[tuple[str, str], tuple[str, ...]] = {}
+    for language, document in documents:
+        if not language or document is None:
+            continue
+        for block in document.blocks:
+            forms = block.properties.get("plural_forms")
+            if forms:
+                out[(block.ref_key, language)] = tuple(forms.split())
+    return out
 
 
 def source_revision(block: Block) -> str:
@@ -99,10 +130,18 @@ def source_revision(block: Block) -> str:
 
 
 def classify(
-    staged: Staged, languages: Sequence[str], stamps: dict[tuple[str, str, str], Stamp]
+    staged: Staged,
+    languages: Sequence[str],
+    stamps: dict[tuple[str, str, str], Stamp],
+    forms: Mapping[tuple[str, str], tuple[str, ...]] | None = None,
 ) -> list[Unit]:
-    """Every translatable block of ``staged`` in each language, with its state."""
+    """Every translatable block of ``staged`` in each language, with its state.
+
+    ``forms`` are the plural categories target files declare (:func:`declared_plural_forms`).
+    """
     from kapi.core.revision import revision
+
+    declared = forms or {}
 
     units: list[Unit] = []
     for block in staged.document.blocks:
@@ -118,6 +157,7 @@ def classify(
                 language,
                 source=block.source,
                 source_rev=source_rev,
+                forms=declared.get((block.ref_key, language), ()),
             )
 
             if edition is None:
@@ -307,6 +347,7 @@ def translate_units(
     again in the result.
     """
     from kapi.core.edittext import EditTextError, parse_edit_text, render_edit_text
+    from kapi.core.plurals import for_language
     from kapi.host.providers.memory import MemoryProvider
     from kapi.host.providers.port import ReplyRefused, Segment, TranslationBatch, reply_problems
 
@@ -318,8 +359,10 @@ def translate_units(
     for language, group in by_language.items():
         pieces: dict[str, tuple[Unit, Runs]] = {}
         segments: list[Segment] = []
+        # each plural with the categories the target language has, not the source's
+        shaped = [for_language(unit.source, language, unit.forms or None) for unit in group]
         for number, unit in enumerate(group):
-            for key, span in segments_of(unit.source, f"u{number}"):
+            for key, span in segments_of(shaped[number], f"u{number}"):
                 if redactor is not None:
                     span = redactor.redact(span)
                 pieces[key] = (unit, span)
@@ -379,7 +422,7 @@ def translate_units(
             except KeyError as err:
                 failed[id(unit)] = f"the vault holds no original for {err.args[0]}; nothing written"
         for number, unit in enumerate(group):
-            keys = [key for key, _ in segments_of(unit.source, f"u{number}")]
+            keys = [key for key, _ in segments_of(shaped[number], f"u{number}")]
             if id(unit) in failed:
                 refused.append(_refused(unit, failed[id(unit)]))
                 continue
@@ -389,7 +432,7 @@ def translate_units(
                     continue  # memory holds no match: the unit stays to do
                 refused.append(_refused(unit, f"{provider.name}: no translation came back"))
                 continue
-            runs = assemble(unit.source, f"u{number}", mine)
+            runs = assemble(shaped[number], f"u{number}", mine)
             problem = qa_problem(unit.source, runs, source_lang, language)
             if problem:
                 refused.append(_refused(unit, problem))

@@ -184,6 +184,7 @@ def run_up(request: UpRequest, workspace: Workspace, progress: Progress | None =
     from kapi.host.translate import (
         adopt_stamps,
         classify,
+        declared_plural_forms,
         languages_for,
         project_documents,
         translate_units,
@@ -202,8 +203,11 @@ def run_up(request: UpRequest, workspace: Workspace, progress: Progress | None =
         provider = None if request.plan else make_provider(name, options, memory=index)
         stamps = index.stamps()
         docs = list(request.docs) or list(workspace.project.source_files())
+        home = workspace.home()
         staged_docs = [
-            s for s in project_documents(workspace, docs) if languages_for(workspace, s.doc)
+            s
+            for s in project_documents(workspace, docs, home=home)
+            if languages_for(workspace, s.doc)
         ]
         plans: dict[str, dict[str, int]] = {}
         work: list[tuple[Staged, list[Any]]] = []
@@ -216,7 +220,7 @@ def run_up(request: UpRequest, workspace: Workspace, progress: Progress | None =
                 for lang in languages_for(workspace, staged.doc)
                 if not request.languages or lang in request.languages
             ]
-            units = classify(staged, languages, stamps)
+            units = classify(staged, languages, stamps, declared_plural_forms(home, staged))
             adopted.extend(adopt_stamps(units, stamps, now()))
             todo = []
             waiting = _waiting_sources(workspace, staged)

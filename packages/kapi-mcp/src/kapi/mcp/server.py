@@ -18,6 +18,7 @@ from typing import Any
 
 from attrs import evolve, frozen
 
+from kapi.host.version import VERSION
 from kapi.mcp.instructions import INSTRUCTIONS
 from kapi.mcp.resources import TEMPLATES, ContextAddress, parse_context_uri
 from kapi.mcp.schemas import input_schema, output_schema
@@ -25,8 +26,6 @@ from kapi.mcp.sets import served_tools
 from kapi.mcp.tools import Caller, ToolRefused, call_tool, read_context_text
 
 __all__ = ["ServerOptions", "build_server", "serve"]
-
-VERSION = "0.1.0"
 
 
 @frozen

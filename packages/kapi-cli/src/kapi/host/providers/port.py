@@ -96,6 +96,7 @@ def reply_problems(
     from collections import Counter
 
     from kapi.core.edittext import TOKEN
+    from kapi.host.providers.language import wrong_language
 
     problems: dict[str, str] = {}
     for segment in batch.segments:
@@ -106,7 +107,11 @@ def reply_problems(
         if not isinstance(text, str):
             problems[segment.id] = f"{provider}: segment {segment.id!r} is not text"
             continue
-        wrong = _wrong_language(segment.text, text, batch) if language else ""
+        wrong = (
+            wrong_language(segment.text, text, batch.source_lang, batch.target_lang)
+            if language
+            else ""
+        )
         if wrong:
             problems[segment.id] = f"{provider}: segment {segment.id!r} {wrong}"
             continue
@@ -124,37 +129,6 @@ def reply_problems(
                 f"{provider}: segment {segment.id!r} {what}; a code or placeholder did not survive"
             )
     return problems
-
-
-_NON_LATIN = {
-    "ar": "\u0600-\u06ff", "fa": "\u0600-\u06ff", "he": "\u0590-\u05ff",
-    "ru": "\u0400-\u04ff", "uk": "\u0400-\u04ff", "bg": "\u0400-\u04ff",
-    "sr": "\u0400-\u04ff", "el": "\u0370-\u03ff", "hi": "\u0900-\u097f",
-    "th": "\u0e00-\u0e7f", "ja": "\u3040-\u30ff\u4e00-\u9fff", "zh": "\u4e00-\u9fff",
-    "ko": "\uac00-\ud7af\u1100-\u11ff",
-}  # fmt: skip
-
-
-def _wrong_language(source: str, reply: str, batch: TranslationBatch) -> str:
-    """Why ``reply`` looks like it is not in the target language, or ``""``.
-
-    Two signs only, so a brand name or a short label kept as it is passes: three
-    or more words given back exactly as sent, or a target language written in
-    its own script answered without one letter of that script.
-    """
-    import re
-
-    if batch.source_lang.split("-")[0] == batch.target_lang.split("-")[0]:
-        return ""
-    from kapi.core.edittext import TOKEN
-
-    words = re.findall(r"[^\W\d_]{2,}", TOKEN.sub(" ", source))
-    if len(words) >= 3 and reply.strip() == source.strip():
-        return "came back as it was sent; the reply is not in the target language"
-    script = _NON_LATIN.get(batch.target_lang.split("-")[0].lower())
-    if script and len(words) >= 1 and not re.search(f"[{script}]", TOKEN.sub(" ", reply)):
-        return f"holds no letter of {batch.target_lang}'s script; the reply is in another language"
-    return ""
 
 
 def check_reply(

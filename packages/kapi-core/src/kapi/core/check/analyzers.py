@@ -141,6 +141,9 @@ class Analyzer(ABC):
 
     id: ClassVar[str]
     family: ClassVar[str]
+    # Compares each block with its target side: when the file checked is itself a
+    # translation, it sees the source's blocks paired with this file's text.
+    bilingual: ClassVar[bool] = False
 
     def plan(self, unit: CheckUnit) -> tuple[AnalyzerStatus, str] | None:
         """``None`` when the analyzer runs on ``unit``; else its status and the reason."""

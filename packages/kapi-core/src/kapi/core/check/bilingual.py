@@ -77,6 +77,8 @@ class BilingualAnalyzer(Analyzer):
     """An analyzer that compares each block with its target: it runs, and is required,
     wherever a target side exists."""
 
+    bilingual = True
+
     def plan(self, unit: CheckUnit) -> tuple[AnalyzerStatus, str] | None:
         return bilingual_plan(unit)
 
@@ -148,6 +150,7 @@ def dnt_terms(unit: CheckUnit) -> tuple[str, ...]:
 class DntAnalyzer(Analyzer):
     id = "dnt"
     family = "dnt"
+    bilingual = True
 
     def plan(self, unit: CheckUnit) -> tuple[AnalyzerStatus, str] | None:
         planned = bilingual_plan(unit)

@@ -146,6 +146,8 @@ def _unit(
 ) -> CheckUnit:
     locale = target.locale or next((block.locale for block in blocks if block.locale), "")
     target_locale = target.target_locale or options.target_locale
+    if target.source_blocks is not None:
+        target_locale = ""  # the file is the translation: its own text has no target side
     point = governance.point
     return CheckUnit(
         file=target.file,
@@ -157,6 +159,25 @@ def _unit(
         targets=_targets_of(target, target_locale),
         store_rules=store.rules(governance.concepts, locale, governance.at),
         point=Point(point.profile, point.channel, point.comments) if point is not None else None,
+    )
+
+
+def _paired_unit(target: CheckTarget, unit: CheckUnit, store: _StoreRules) -> CheckUnit:
+    """For a file that is a translation: its source's blocks, each with this file's text as
+    its target side (the unit the bilingual analyzers read)."""
+    own = {block.ref_key: block.source for block in unit.blocks}
+    sources = tuple(
+        block for block in checked_blocks(target.source_blocks or ()) if block.ref_key in own
+    )
+    locale = target.source_locale or unit.locale
+    governance = unit.governance
+    return evolve(
+        unit,
+        locale=locale,
+        blocks=sources,
+        target_locale=target.target_locale,
+        targets={block.ref_key: own[block.ref_key] for block in sources},
+        store_rules=store.rules(governance.concepts, locale, governance.at),
     )
 
 
@@ -245,6 +266,9 @@ class Checker:
         ):
             warnings.setdefault(warning, None)
         unit = _unit(target, blocks, governance, self.options, self._store)
+        paired = (
+            _paired_unit(target, unit, self._store) if target.source_blocks is not None else None
+        )
         context = _context_record(target, governance, unit)
         if not blocks:
             return self._result(
@@ -261,7 +285,8 @@ class Checker:
         matching: dict[TermMatching, None] = {}
         before_analyzers = clock()
         for analyzer in self.analyzers:
-            run, found = _run_analyzer(analyzer, unit, target, self._canaries, clock)
+            chosen = paired if paired is not None and analyzer.bilingual else unit
+            run, found = _run_analyzer(analyzer, chosen, target, self._canaries, clock)
             runs.append(run)
             findings.extend(found)
             if analyzer.id in _DETERMINISTIC_WORDS and run.status in (
@@ -501,6 +526,8 @@ def _placed(finding: Finding, target: CheckTarget) -> tuple[FilePosition, FilePo
     edition = str(finding.metadata.get("edition", "") or "")
     if edition and target.target_blocks is not None:
         return None  # the target side was read from another file
+    if edition and target.source_blocks is not None:
+        edition = ""  # the target side is this file's own text
     block = finding.location.block
     start = locator.locate(block, edition, anchor.start.run, anchor.start.offset)
     if start is None:

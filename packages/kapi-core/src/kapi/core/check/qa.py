@@ -32,6 +32,7 @@ from kapi.core.check.bilingual import BilingualAnalyzer, placeholders, target_pa
 from kapi.core.check.findings import Finding
 from kapi.core.edittext import entity_char
 from kapi.core.model import Block, PcClose, PcOpen, Ph, Plural, Runs, Select, Sub, Text
+from kapi.core.plurals import required_categories
 
 __all__ = ["CRITICAL", "QaAnalyzer", "QaIssue", "language_plural_forms", "qa_issues"]
 
@@ -94,78 +95,10 @@ _ENDS = {
     "…": "…",
 }
 
-# The CLDR plural categories a target must give, by language; languages not here need
-# ``other``. ``many`` of French, Spanish, Italian, Portuguese and Catalan (numbers such as
-# a million) is left out: gettext catalogues of those languages have two forms.
-_PLURAL_FORMS: dict[str, tuple[str, ...]] = {
-    **{lang: ("other",) for lang in ("ja", "zh", "ko", "vi", "th", "id", "ms", "lo", "my")},
-    **{
-        lang: ("one", "other")
-        for lang in [
-            "en",
-            "de",
-            "nl",
-            "sv",
-            "da",
-            "nb",
-            "nn",
-            "no",
-            "fi",
-            "et",
-            "it",
-            "es",
-            "pt",
-            "ca",
-            "el",
-            "hu",
-            "tr",
-            "bg",
-            "sq",
-            "eu",
-            "gl",
-            "af",
-            "fr",
-            "hi",
-            "bn",
-            "fa",
-            "ur",
-            "sw",
-            "ta",
-            "te",
-            "ml",
-            "kn",
-            "mr",
-            "gu",
-            "hy",
-            "ka",
-            "az",
-            "kk",
-            "ky",
-            "uz",
-            "mn",
-            "ne",
-            "si",
-            "am",
-        ]
-    },
-    **{lang: ("one", "few", "many", "other") for lang in ("ru", "uk", "be", "pl", "lt")},
-    **{lang: ("one", "few", "other") for lang in ("hr", "sr", "bs", "ro", "mo")},
-    "cs": ("one", "few", "other"),
-    "sk": ("one", "few", "other"),
-    "sl": ("one", "two", "few", "other"),
-    "lv": ("zero", "one", "other"),
-    "he": ("one", "two", "other"),
-    "ar": ("zero", "one", "two", "few", "many", "other"),
-    "cy": ("zero", "one", "two", "few", "many", "other"),
-    "ga": ("one", "two", "few", "many", "other"),
-    "mt": ("one", "few", "many", "other"),
-}
-
 
 def language_plural_forms(language: str) -> tuple[str, ...]:
-    """The plural categories a target in ``language`` gives (``other`` when unknown)."""
-    base = language.replace("_", "-").split("-")[0].lower()
-    return _PLURAL_FORMS.get(base, ("other",))
+    """The plural categories a target in ``language`` must give (``other`` when unknown)."""
+    return required_categories(language)
 
 
 # Codes a program fills in: they count as the text they are written as.
@@ -338,7 +271,7 @@ def _structure(source: Runs, target: Runs, target_language: str) -> list[QaIssue
         return [QaIssue(rule, f"The source varies by {shown}; the translation by {found}", True)]
     for a, b in zip(mine, theirs):
         if isinstance(a, Plural) and isinstance(b, Plural):
-            needed = set(language_plural_forms(target_language)) | {"other"}
+            needed = set(language_plural_forms(target_language))
             exact = {k for k in a.forms if k.startswith("=")}
             missing = sorted(needed - set(b.forms)) + sorted(exact - set(b.forms))
             if missing:

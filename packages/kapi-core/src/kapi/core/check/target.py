@@ -44,6 +44,11 @@ class CheckTarget:
     pass. ``scope_blocks`` (a diff) limits findings to those block keys while
     document-level rules still read the whole file. ``target_blocks`` is the
     ``--target`` file's blocks, paired with these by reference key.
+    ``source_blocks`` says the file checked is itself a translation in
+    ``target_locale`` (its ``blocks`` the translated text, in ``locale``):
+    the bilingual analyzers compare these blocks of its source, written in
+    ``source_locale``, with its own, paired by reference key, and their
+    findings point into this file.
     ``block_lines`` maps block keys to line spans for locations;
     ``locator``, when the format gives one, places a finding's anchor at its
     line and column in the file. ``comments`` says the blocks are a source
@@ -62,6 +67,8 @@ class CheckTarget:
     scope_blocks: frozenset[str] | None = None
     target_blocks: tuple[Block, ...] | None = None
     target_locale: str = ""
+    source_blocks: tuple[Block, ...] | None = None
+    source_locale: str = ""
     block_lines: Mapping[str, Lines] = field(factory=dict)
     extraction_ms: float = 0.0
     locator: TextLocator | None = field(default=None, eq=False, repr=False)

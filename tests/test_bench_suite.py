@@ -1,0 +1,117 @@
+"""The benchmark suite's runner (bench/run.py): it gathers records, compares ratios, fails on a regression."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def runner():
+    spec = importlib.util.spec_from_file_location("bench_run", ROOT / "bench" / "run.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bench_run"] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    yield module
+    sys.modules.pop("bench_run", None)
+
+
+def _record(name, median_ms, anchor=None, anchor_ms=None):
+    ratio = round(median_ms / anchor_ms, 4) if anchor else None
+    return {
+        "name": name,
+        "median_ms": median_ms,
+        "anchor": anchor,
+        "anchor_ms": anchor_ms,
+        "ratio": ratio,
+    }
+
+
+def _baseline(path, figures, mode="quick"):
+    path.write_text(json.dumps({"tolerance": 0.2, "modes": {mode: figures}}))
+    return path
+
+
+def test_a_ratio_grown_past_the_tolerance_fails_the_run_and_is_marked(runner, tmp_path, capsys):
+    baseline = _baseline(
+        tmp_path / "baseline.json",
+        {
+            "check: kapi check (cold process) / textlint": {"ratio": 0.5},
+            "check: kapi check tree / proselint": {"ratio": 1.0},
+        },
+    )
+    recorded = tmp_path / "check.json"
+    recorded.write_text(
+        json.dumps(
+            [
+                _record("kapi check (cold process)", 130.0, "textlint", 200.0),  # 0.65: +30%
+                _record("kapi check tree", 900.0, "proselint", 1000.0),  # 0.90: better
+                _record("kapi check, 2 processes", 600.0),  # no anchor: never compared
+            ]
+        )
+    )
+    code = runner.main(["--quick", "--baseline", str(baseline), "--records", str(recorded)])
+    out = capsys.readouterr().out
+    assert code == 1
+    regressed = [line for line in out.splitlines() if "REGRESSED" in line]
+    assert len(regressed) == 1 and "kapi check (cold process)" in regressed[0]
+    assert "+30%" in regressed[0]
+    assert "3 figures, 2 compared with the quick baseline (tolerance 20%): 1 regressed" in out
+
+
+def test_within_the_tolerance_passes_and_the_full_baseline_is_not_the_quick_one(
+    runner, tmp_path, capsys
+):
+    baseline = _baseline(
+        tmp_path / "baseline.json", {"core: hash / sha256 alone": {"ratio": 5.0}}, mode="full"
+    )
+    recorded = tmp_path / "figures.json"
+    recorded.write_text(json.dumps({"core": [_record("hash", 59.0, "sha256 alone", 10.0)]}))
+    assert runner.main(["--baseline", str(baseline), "--records", str(recorded)]) == 0
+    assert "+18%" in capsys.readouterr().out
+    # The same figures read as a quick run have no quick baseline: printed, not compared.
+    assert runner.main(["--quick", "--baseline", str(baseline), "--records", str(recorded)]) == 0
+    assert "0 compared with the quick baseline" in capsys.readouterr().out
+
+
+def test_update_baseline_replaces_the_scripts_that_ran_and_keeps_the_others(runner, tmp_path):
+    baseline = _baseline(
+        tmp_path / "baseline.json",
+        {
+            "core: hash / sha256 alone": {"ratio": 5.0},
+            "toolbox: kgrep -r -c / grep -r -E -c": {"ratio": 3.0},
+        },
+    )
+    recorded = tmp_path / "core.json"
+    recorded.write_text(json.dumps([_record("hash", 70.0, "sha256 alone", 10.0)]))
+    argv = ["--quick", "--baseline", str(baseline), "--records", str(recorded)]
+    assert runner.main([*argv, "--update-baseline"]) == 0
+    written = json.loads(baseline.read_text())["modes"]["quick"]
+    assert written["core: hash / sha256 alone"]["ratio"] == 7.0
+    assert written["toolbox: kgrep -r -c / grep -r -E -c"]["ratio"] == 3.0
+    assert runner.main(argv) == 0  # the new baseline holds
+
+
+def test_a_real_bench_script_writes_records_the_runner_reads(runner, tmp_path):
+    bench = runner.Bench("core", "bench_core.py", ("--blocks", "40", "--hashes", "400"))
+    records, code, _ = runner.run_script(bench, True, tmp_path, verbose=False)
+    assert code == 0, (tmp_path / "core.log").read_text()
+    names = {record["name"]: record for record in records}
+    assert set(names) == {"apply 40 ops in memory", "hash 400 editions"}
+    hashed = names["hash 400 editions"]
+    assert hashed["anchor"] == "sha256 alone"
+    assert hashed["ratio"] == pytest.approx(hashed["median_ms"] / hashed["anchor_ms"], rel=0.01)
+    assert "hash 400 editions" in (tmp_path / "core.log").read_text()
+
+
+def test_every_bench_script_of_the_suite_exists_and_takes_json(runner):
+    for bench in runner.SUITE:
+        text = (ROOT / "bench" / bench.script).read_text(encoding="utf-8")
+        assert "figures.add_json_option(parser)" in text, bench.script
