@@ -255,6 +255,8 @@ def test_store_export_and_import_between_two_projects(project, tmp_path):
     (other / "docs/a.md").write_text("# A\n", encoding="utf-8")
     ok(other, "init", "--no-rules-files")
     assert not (other / "AGENTS.md").exists()
+    exported = other / "shared.jsonl"  # the file as the team shares it: in each project
+    exported.write_bytes((project / "context.jsonl").read_bytes())
     first = json.loads(ok(other, "store", "import", str(exported), "--json"))
     again = json.loads(ok(other, "store", "import", str(exported), "--json"))
     assert (first["added"], again["added"], again["skipped"]) == (1, 0, 1)

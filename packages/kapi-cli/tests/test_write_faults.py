@@ -240,3 +240,55 @@ def test_a_full_disk_under_a_project_whose_store_exists_is_refused(mount):
     error = refused(root, change, project=True)
     assert error["code"] in ("unreachable", "not_permitted")
     assert "en.json" in error["message"] or ".kapi/project.db" in error["message"]
+
+
+# --- kapi up: a disk that refuses the translations it writes ---------------------------------
+
+SHOP = Path(__file__).resolve().parents[3] / "examples" / "shop"
+TARGETS = ("locales/fr.json", "locales/de.json")
+
+
+def up_refused(root: Path) -> tuple[int, str]:
+    """``kapi up --provider pseudo``: a clean failure, every target as it was, no temporary.
+
+    1 when the store cannot be opened (as for every verb but ``apply``, which reports
+    ``unreachable``), 3 when a translation is refused.
+    """
+    before = {name: (root / name).read_bytes() for name in TARGETS}
+    completed = kapi(root, "up", "--provider", "pseudo", project=True)
+    stderr = completed.stderr.decode()
+    assert "Traceback" not in stderr, stderr
+    assert completed.returncode in (1, 3), (completed.returncode, stderr)
+    assert {name: (root / name).read_bytes() for name in TARGETS} == before
+    assert not list(root.rglob("*.kapi-tmp"))
+    return completed.returncode, stderr
+
+
+@needs_root
+@pytest.mark.parametrize("store_first", [True, False], ids=["store exists", "no store"])
+def test_up_on_a_full_disk_refuses_and_loses_nothing(mount, store_first):
+    root = mount("size=2m")
+    shutil.copytree(SHOP, root, dirs_exist_ok=True)
+    if store_first:
+        assert kapi(root, "status", project=True).returncode == 0
+    fill(root)
+    _, stderr = up_refused(root)
+    assert (
+        "No space left on device" in stderr
+        or "disk is full" in stderr
+        or ("disk I/O error" in stderr and "the disk has room" in stderr)
+    ), stderr
+
+
+def test_up_refuses_a_read_only_translation_and_lands_the_others(tmp_path):
+    root = tmp_path / "shop"
+    shutil.copytree(SHOP, root)
+    french = (root / "locales/fr.json").read_bytes()
+    (root / "locales/fr.json").chmod(0o444)
+    completed = kapi(root, "up", "--provider", "pseudo", project=True)
+    stderr = completed.stderr.decode()
+    assert completed.returncode == 3 and "Traceback" not in stderr, stderr
+    assert "locales/fr.json is read-only (mode 0444)" in stderr
+    assert (root / "locales/fr.json").read_bytes() == french
+    assert json.loads((root / "locales/de.json").read_text())["checkout"]["pay"] != ""
+    assert not list(root.rglob("*.kapi-tmp"))

@@ -181,9 +181,13 @@ def apply(
     from kapi.host.actor import actor_from_env
     from kapi.host.apply import apply_change_set, decode_input, error_result, read_change_set
 
+    workspace = workspace_of(source_lang)
     try:
         data = read_change_set(
-            change_set, stdin=sys.stdin.buffer, stdin_is_terminal=sys.stdin.isatty()
+            change_set,
+            stdin=sys.stdin.buffer,
+            stdin_is_terminal=sys.stdin.isatty(),
+            workspace=workspace,
         )
     except HostError as err:
         fail(err)
@@ -203,7 +207,7 @@ def apply(
         fail(err, as_json=as_json)
     try:
         outcome = apply_change_set(
-            data, actor=actor, workspace=workspace_of(source_lang), dry_run=dry_run, gate=gate
+            data, actor=actor, workspace=workspace, dry_run=dry_run, gate=gate
         )
     except HostError as err:  # e.g. the project store cannot be opened, or is busy
         fail(err, as_json=as_json)

@@ -31,18 +31,19 @@ def store() -> None:
 def export(file: str) -> None:
     """Write the context log to FILE (default: stdout) as JSONL (agent or person)."""
     from kapi.host.context_store import export_store
+    from kapi.host.inputs import file_in
 
+    workspace = workspace_of()
     try:
-        exported = export_store(workspace_of())
+        target = file_in(workspace, file) if file != "-" else None
+        exported = export_store(workspace)
     except KapiError as err:
         fail(err)
-    if file == "-":
+    if target is None:
         sys.stdout.write(exported.text)
         return
-    from pathlib import Path
-
     try:
-        Path(file).write_text(exported.text, encoding="utf-8")
+        target.write_text(exported.text, encoding="utf-8")
     except OSError as err:
         from kapi.host.errors import HostError
 
@@ -61,19 +62,13 @@ def import_(file: str, as_json: bool) -> None:
     """
     from kapi.host.actor import actor_from_env
     from kapi.host.context_store import import_store
-    from kapi.host.errors import HostError
+    from kapi.host.inputs import read_in
 
     try:
         actor = actor_from_env().actor
-        if file == "-":
-            data = sys.stdin.buffer.read()
-        else:
-            try:
-                with open(file, "rb") as handle:
-                    data = handle.read()
-            except OSError as err:
-                raise HostError(f"{file}: cannot be read: {err.strerror or err}") from None
-        done = import_store(data, file, workspace_of(), actor)
+        workspace = workspace_of()
+        data = sys.stdin.buffer.read() if file == "-" else read_in(workspace, file)
+        done = import_store(data, file, workspace, actor)
     except KapiError as err:
         fail(err, as_json=as_json)
     if as_json:

@@ -313,9 +313,9 @@ def memory_export(format_name: str, output: str) -> None:
         if output == "-":
             sys.stdout.write(result.text)
             return
-        from kapi.host.memory import _inside
+        from kapi.host.inputs import file_in
 
-        path = _inside(workspace, output)
+        path = file_in(workspace, output)
         path.write_text(result.text, encoding="utf-8")
     except KapiError as err:
         fail(err)

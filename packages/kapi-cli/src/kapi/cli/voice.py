@@ -27,7 +27,7 @@ def validate(file: Path) -> None:
     from kapi.host.voices import VoiceValidateRequest, validate_voice
 
     try:
-        valid = validate_voice(VoiceValidateRequest(path=file, strict=True))
+        valid = validate_voice(VoiceValidateRequest(path=file, strict=True), workspace_of())
     except KapiError as err:
         fail(err)
     _warn(valid.warnings)

@@ -18,6 +18,8 @@ from kapi.host.actor import ResolvedActor
 from kapi.host.errors import EXIT_USAGE, HostError
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from kapi.host.workspace import Workspace
 
 __all__ = [
@@ -68,20 +70,32 @@ def change_set_schema(op: str | None = None) -> dict[str, Any]:
         ) from None
 
 
-def read_change_set(argument: str | None, *, stdin: BinaryIO, stdin_is_terminal: bool) -> bytes:
+def read_change_set(
+    argument: str | None,
+    *,
+    stdin: BinaryIO,
+    stdin_is_terminal: bool,
+    workspace: Workspace | None = None,
+) -> bytes:
     """The change set's bytes from a file, or from stdin (``-`` or nothing named).
 
     At most one byte past :data:`MAX_CHANGE_SET_BYTES` is read, so an
     oversized set costs no more memory than the budget; :func:`decode_input`
     refuses it. A file that cannot be read, or a terminal with nothing piped
-    in, is a usage error.
+    in, is a usage error. Given the workspace (the command line's), the file
+    is held inside it as every file a verb reads is.
     """
     if argument in (None, "-"):
         if argument is None and stdin_is_terminal:
             raise HostError("no change set: name a file or pipe one on stdin", exit_code=EXIT_USAGE)
         return stdin.read(MAX_CHANGE_SET_BYTES + 1)
+    path: str | Path = argument
+    if workspace is not None:
+        from kapi.host.inputs import file_in
+
+        path = file_in(workspace, argument)
     try:
-        with open(argument, "rb") as handle:
+        with open(path, "rb") as handle:
             return handle.read(MAX_CHANGE_SET_BYTES + 1)
     except OSError as err:
         raise HostError(f"{argument}: {err.strerror or err}", exit_code=EXIT_USAGE) from None

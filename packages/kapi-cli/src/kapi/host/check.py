@@ -221,7 +221,7 @@ def _check(
     if request.diff_scoped:
         diff_text = request.diff_text
         if request.diff_file:
-            diff_text = _read_diff(request.diff_file)
+            diff_text = _read_diff(request.diff_file, workspace)
         return check_diff(
             workspace,
             options,
@@ -263,11 +263,14 @@ def _locale(value: str | None) -> str:
         raise HostError(str(err), exit_code=EXIT_USAGE) from None
 
 
-def _read_diff(path: str) -> str:
+def _read_diff(path: str, workspace: Workspace) -> str:
+    """The unified diff ``--diff-file`` names (``-``: stdin), a file inside the workspace."""
     if path == "-":
         return sys.stdin.read()
-    try:
-        with open(path, encoding="utf-8") as handle:
-            return handle.read()
-    except (OSError, UnicodeDecodeError) as err:
-        raise HostError(f"{path}: {err}", exit_code=EXIT_USAGE) from None
+    from kapi.host.inputs import read_in
+
+    data = read_in(workspace, path)
+    try:  # read as text mode reads it: universal newlines
+        return data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+    except UnicodeDecodeError as err:
+        raise HostError(f"{path}: not UTF-8 text: {err}", exit_code=EXIT_USAGE) from None

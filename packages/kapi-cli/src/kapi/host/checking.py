@@ -357,7 +357,11 @@ def check_files(
                 )
             )
     if target is not None and target_lang:
-        translated = _read_target(workspace, Path(target), _display(workspace, Path(target)))
+        from kapi.host.inputs import file_in
+
+        translated = _read_target(
+            workspace, file_in(workspace, target), _display(workspace, Path(target))
+        )
         if translated.status != ScopeStatus.CHECKED:
             raise HostError(f"--target {target}: {translated.reason}", exit_code=EXIT_ERROR)
         targets[0] = evolve(targets[0], target_blocks=translated.blocks, target_locale=target_lang)

@@ -499,12 +499,23 @@ def _location(context: Any, path: str) -> str:
     candidate = given if given.is_absolute() else base / given
     relative = project.relative(candidate)
     if relative is None and not given.is_absolute():
-        relative = project.relative(project.root / given)
+        candidate = project.root / given
+        relative = project.relative(candidate)
+    if relative is not None and not _stays_inside(project.root, candidate):
+        relative = None  # a symbolic link on the way leads out
     if relative is None or relative.startswith("../"):
         raise ContextError(
             f"{path}: not inside this project; ask about a file in it", code="invalid"
         )
     return relative or SAMPLE_PATH
+
+
+def _stays_inside(root: Any, path: Any) -> bool:
+    import os
+
+    from kapi.formats.containment import is_inside
+
+    return is_inside(os.path.realpath(root), path)
 
 
 def _resolve(

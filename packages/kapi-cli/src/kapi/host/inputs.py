@@ -14,7 +14,7 @@ from kapi.host.errors import EXIT_USAGE, HostError
 if TYPE_CHECKING:
     from kapi.host.workspace import Workspace
 
-__all__ = ["expand_inputs", "inputs_for"]
+__all__ = ["expand_inputs", "file_in", "inputs_for", "read_in"]
 
 _GLOB_CHARS = re.compile(r"[*?\[{]")
 
@@ -118,6 +118,43 @@ def expand_inputs(
                 seen.add(candidate)
                 out.append(candidate)
     return out
+
+
+def file_in(workspace: Workspace, name: str | os.PathLike[str]) -> Path:
+    """The file a verb's FILE argument names: taken from the workspace's folder, inside its root.
+
+    The one rule every file a verb reads or writes beside its documents is held
+    to (a terms, voice, memory, diff or log file, an output): a name that leads
+    outside the project (or the current folder without one) through ``..``, an
+    absolute path or a symbolic link is a usage error (exit 2) before anything
+    is opened, and the message never says where an outside link leads.
+    """
+    scope = "the project" if workspace.project is not None else "the current folder"
+    base = workspace.cwd if workspace.cwd is not None else Path.cwd()
+    root = Path(os.path.realpath(workspace.root))
+    try:
+        return resolve_inside(root, os.fspath(name), relative_to=base, scope=scope)
+    except Outside as err:
+        raise HostError(str(err), exit_code=EXIT_USAGE) from None
+
+
+def read_in(workspace: Workspace, name: str | os.PathLike[str], *, max_bytes: int = 0) -> bytes:
+    """The bytes of the regular file ``name`` names inside the workspace (see :func:`file_in`).
+
+    A folder, FIFO, socket or device is refused without blocking, as is a file
+    over ``max_bytes`` (default: the document limit); every refusal is a usage
+    error (exit 2) naming the file as it was given.
+    """
+    from kapi.core.format import DEFAULT_LIMITS, FormatError, Limits
+    from kapi.formats.reading import read_regular
+
+    path = file_in(workspace, name)
+    limits = Limits(max_bytes=max_bytes) if max_bytes else DEFAULT_LIMITS
+    try:
+        return read_regular(path, display=os.fspath(name), limits=limits)
+    except FormatError as err:
+        code = err.code if err.code in ("not_found", "budget_exceeded") else "usage"
+        raise HostError(err.located(), exit_code=EXIT_USAGE, code=code) from None
 
 
 def inputs_for(files: Iterable[str], workspace: Workspace, *, stdin_is_terminal: bool) -> list[str]:

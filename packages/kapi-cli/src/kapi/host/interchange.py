@@ -145,8 +145,9 @@ def unit_id(doc: str, block: str) -> str:
 def run_extract(request: ExtractRequest, workspace: Workspace) -> ExtractResult:
     """Write the XLIFF 2.0 file of ``request`` (inside the project) and say what it holds."""
     from kapi.core.edittext import has_structure
-    from kapi.formats.containment import Outside, inside, resolve_inside
+    from kapi.formats.containment import inside
     from kapi.formats.xliff_read import LIMIT
+    from kapi.host.inputs import file_in
     from kapi.host.memory import memory_index
     from kapi.host.translate import check_language, classify, languages_for, project_documents
 
@@ -164,10 +165,7 @@ def run_extract(request: ExtractRequest, workspace: Workspace) -> ExtractResult:
             exit_code=EXIT_USAGE,
         )
     root = Path(project.root).resolve()
-    try:
-        output = resolve_inside(root, request.output, relative_to=Path.cwd())
-    except Outside as err:
-        raise HostError(str(err), exit_code=EXIT_USAGE) from None
+    output = file_in(workspace, request.output)
     shown = inside(root, output)
     sources = list(project.source_files())
     if (
@@ -189,12 +187,7 @@ def run_extract(request: ExtractRequest, workspace: Workspace) -> ExtractResult:
         index.close()
     docs = sources
     if request.docs:
-        try:
-            named = [
-                inside(root, resolve_inside(root, d, relative_to=Path.cwd())) for d in request.docs
-            ]
-        except Outside as err:
-            raise HostError(str(err), exit_code=EXIT_USAGE) from None
+        named = [inside(root, file_in(workspace, d)) for d in request.docs]
         unknown = [d for d in named if d not in sources]
         if unknown:
             raise HostError(
@@ -490,29 +483,16 @@ class _Malformed(Exception):
 
 def run_merge(request: MergeRequest, workspace: Workspace) -> MergeResult:
     """Land the targets of a returned XLIFF or PO file through the change service (see the module)."""
-    from kapi.formats.containment import Outside, resolve_inside
+    from kapi.host.inputs import read_in
 
     project = _project(workspace, "merge")
-    root = Path(project.root).resolve()
+    data = read_in(workspace, request.file, max_bytes=MAX_MERGE_BYTES)
+    sources = set(project.source_files())
     try:
-        path = resolve_inside(root, request.file, relative_to=Path.cwd())
-        with path.open("rb") as handle:
-            data = handle.read(MAX_MERGE_BYTES + 1)
-    except Outside as err:
-        raise HostError(str(err), exit_code=EXIT_USAGE) from None
-    except OSError as err:
-        raise HostError(f"{request.file}: {err.strerror or err}", exit_code=EXIT_USAGE) from None
-    if len(data) > MAX_MERGE_BYTES:
-        raise HostError(
-            f"{request.file}: larger than {MAX_MERGE_BYTES} bytes; extract fewer files at a time",
-            exit_code=EXIT_USAGE,
-            code="budget_exceeded",
-        )
-    read = (
-        _read_po if data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] not in (b"<", b"") else _read_returned
-    )
-    try:
-        language, returned = read(data, project.id, set(project.source_files()))
+        if _looks_like_xml(data):
+            language, returned = _read_returned(data, request.file, project.id, sources)
+        else:
+            language, returned = _read_po(data, project.id, sources)
     except _Malformed as err:
         raise HostError(
             f"{request.file}: {err}; nothing was merged", exit_code=EXIT_USAGE, code="invalid"
@@ -520,13 +500,25 @@ def run_merge(request: MergeRequest, workspace: Workspace) -> MergeResult:
     return _land(workspace, language, returned)
 
 
-def _read_returned(data: bytes, project_id: str, sources: set[str]) -> tuple[str, list[_Returned]]:
+def _looks_like_xml(data: bytes) -> bool:
+    """Whether a returned file is XML (XLIFF, in UTF-8 or UTF-16), not PO."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff", b"\x00<", b"<\x00")):
+        return True
+    return data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] in (b"<", b"")
+
+
+def _read_returned(
+    data: bytes, display: str, project_id: str, sources: set[str]
+) -> tuple[str, list[_Returned]]:
     import xml.etree.ElementTree as ET
 
-    if b"<!DOCTYPE" in data or b"<!ENTITY" in data:
+    from kapi.host.memory import xml_text
+
+    xml = xml_text(data, display)
+    if "<!DOCTYPE" in xml or "<!ENTITY" in xml:
         raise _Malformed("a document type declaration is not accepted in XLIFF")
     try:
-        root = ET.fromstring(data)
+        root = ET.fromstring(xml)
     except ET.ParseError as err:
         raise _Malformed(f"not well-formed XML ({err})") from None
     dialects = {f"{{{XLIFF2}}}xliff": ("2.0", XLIFF2), f"{{{XLIFF12}}}xliff": ("1.2", XLIFF12)}

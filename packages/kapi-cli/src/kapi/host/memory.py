@@ -361,7 +361,23 @@ def find_matches(
 # --- import ---------------------------------------------------------------------------
 
 _MEMORY_FORMATS = {".tmx": "tmx", ".po": "po", ".pot": "po", ".xlf": "xliff", ".xliff": "xliff"}
-_DOCTYPE_ENTITY = re.compile(rb"<!ENTITY", re.IGNORECASE)
+_DOCTYPE_ENTITY = re.compile(r"<!ENTITY", re.IGNORECASE)
+
+
+def xml_text(data: bytes, display: str) -> str:
+    """An XML file's text, decoded as XML says (BOM, UTF-16 by its NULs, the declaration).
+
+    Checks for declarations run on this text, never on the bytes (where UTF-16
+    hides them), and the parser is handed the text, so the declared encoding
+    cannot make it fail. Undecodable bytes are a usage error (exit 2).
+    """
+    from kapi.core.format import FormatError
+    from kapi.formats.xmlspans import decode_xml
+
+    try:
+        return decode_xml(data, path=display)[0]
+    except FormatError as err:
+        raise HostError(err.located(), exit_code=EXIT_USAGE) from None
 
 
 def import_memory(request: MemoryImportRequest, workspace: Workspace) -> MemoryImported:
@@ -384,11 +400,9 @@ def import_memory(request: MemoryImportRequest, workspace: Workspace) -> MemoryI
             f"{request.path}: cannot tell the memory format from the name; pass --format tmx|po|xliff",
             exit_code=EXIT_USAGE,
         )
-    path = _inside(workspace, request.path)
-    try:
-        data = path.read_bytes()
-    except OSError as err:
-        raise HostError(f"{request.path}: {err.strerror or err}", exit_code=EXIT_USAGE) from None
+    from kapi.host.inputs import read_in
+
+    data = read_in(workspace, request.path)
     if kind == "tmx":
         units = read_tmx(data, request.path)
     else:
@@ -409,19 +423,6 @@ def import_memory(request: MemoryImportRequest, workspace: Workspace) -> MemoryI
     )
 
 
-def _inside(workspace: Workspace, name: str) -> Path:
-    """The file ``name`` names, refused when it leads outside the project."""
-    root = workspace.root.resolve()
-    base = workspace.cwd or Path.cwd()
-    path = (base / name).resolve()
-    if path != root and root not in path.parents:
-        raise HostError(
-            f"{name}: outside the project; copy the file into the project first",
-            exit_code=EXIT_USAGE,
-        )
-    return path
-
-
 def read_tmx(data: bytes, display: str) -> list[list[tuple[str, str]]]:
     """A TMX 1.4 file's units as variant lists; inline ``ph``/``bpt``/``ept``/``it`` as code tokens.
 
@@ -433,10 +434,11 @@ def read_tmx(data: bytes, display: str) -> list[list[tuple[str, str]]]:
 
     from kapi.core.edition import EditionKeyError, canonical_locale
 
-    if _DOCTYPE_ENTITY.search(data):
+    text = xml_text(data, display)
+    if _DOCTYPE_ENTITY.search(text):
         raise HostError(f"{display}: a TMX file may not declare entities", exit_code=EXIT_USAGE)
     try:
-        root = ElementTree.fromstring(data)
+        root = ElementTree.fromstring(text)
     except ElementTree.ParseError as err:
         raise HostError(f"{display}: not well-formed XML: {err}", exit_code=EXIT_USAGE) from None
     if root.tag != "tmx":

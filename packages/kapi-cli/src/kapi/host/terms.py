@@ -204,10 +204,9 @@ def import_terms(request: TermsImportRequest, workspace: Workspace) -> TermsImpo
     kind = terms_format_for(path, request.format)
     shown = "stdin" if path in ("", "-") else path
     if data is None:
-        try:
-            data = Path(path).read_bytes()
-        except OSError as error:
-            raise HostError(f"{shown}: {error.strerror or error}", exit_code=EXIT_USAGE) from None
+        from kapi.host.inputs import read_in
+
+        data = read_in(workspace, path)
     bundle = _parse(data, kind, shown)
 
     existing = {concept.id: concept for concept in store.concepts()}
@@ -253,9 +252,10 @@ def import_terms(request: TermsImportRequest, workspace: Workspace) -> TermsImpo
 def _evidence_path(workspace: Workspace, path: str) -> str:
     if path in ("", "-"):
         return "-"
-    project = workspace.project
-    relative = project.relative(Path(path)) if project is not None else None
-    return relative if relative is not None else str(Path(path).resolve())
+    from kapi.formats.containment import inside
+    from kapi.host.inputs import file_in
+
+    return inside(Path(os.path.realpath(workspace.root)), file_in(workspace, path))
 
 
 def _parse(data: bytes, kind: str, source: str) -> TermsBundle:
@@ -397,7 +397,9 @@ def export_terms(request: TermsExportRequest, workspace: Workspace) -> TermsExpo
         text = write_terms_csv(bundle)
     if not to_file:
         return TermsExport(text=text)
-    _write_atomically(Path(path), text)
+    from kapi.host.inputs import file_in
+
+    _write_atomically(file_in(workspace, path), text)
     return TermsExport(text=text, written=path)
 
 

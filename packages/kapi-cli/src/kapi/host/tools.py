@@ -177,13 +177,9 @@ def exec_tool(
         )
     results = []
     for file in files:
-        from kapi.host.memory import _inside
+        from kapi.host.inputs import read_in
 
-        path = _inside(workspace, file)
-        try:
-            data = path.read_bytes()
-        except OSError as err:
-            raise HostError(f"{file}: {err.strerror or err}", exit_code=EXIT_USAGE) from None
+        data = read_in(workspace, file)
         results.append({"file": file, **_on_file(tool, data, opts, workspace, to)})
     failing = any(r.get("fails") for r in results)
     return ToolResult(tool=name, results=tuple(results), exit_code=3 if failing else 0)
@@ -309,6 +305,8 @@ def _xml_check(data: bytes) -> dict[str, Any]:
     parser.SetParamEntityParsing(xml.parsers.expat.XML_PARAM_ENTITY_PARSING_NEVER)
     try:
         parser.Parse(data, True)
+    except (LookupError, ValueError) as err:  # a declared encoding expat cannot read
+        return {"valid": False, "fails": True, "error": f"unreadable encoding: {err}"}
     except xml.parsers.expat.ExpatError as err:
         return {
             "valid": False,

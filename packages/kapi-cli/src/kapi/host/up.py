@@ -11,7 +11,6 @@ for review. ``--plan`` says what would be done; ``--dry-run`` previews it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from attrs import field, frozen
@@ -607,13 +606,10 @@ def run_translate(
         return _translate_ad_hoc(request, language, workspace)
     project = workspace.project
     assert project is not None
-    relpath = project.relative(
-        Path(request.file)
-        if Path(request.file).is_absolute()
-        else (workspace.cwd or Path.cwd()) / request.file
-    )
-    if relpath is None:
-        raise HostError(f"{request.file}: outside the project", exit_code=EXIT_USAGE)
+    from kapi.formats.containment import inside
+    from kapi.host.inputs import file_in
+
+    relpath = inside(project.root.resolve(), file_in(workspace, request.file))
     source = project.source_of(relpath)
     doc = source[0] if source is not None else relpath
     paths = project.translation_paths(doc)

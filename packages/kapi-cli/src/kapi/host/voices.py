@@ -80,28 +80,51 @@ class VoiceEntry:
     bind: str
 
 
-def validate_voice(request: VoiceValidateRequest) -> ValidatedVoice:
-    """Load a voice file; an error (exit 2) names the file, the line and the key."""
-    profile, warnings = _load(request.path, strict=request.strict)
+def validate_voice(
+    request: VoiceValidateRequest, workspace: Workspace | None = None
+) -> ValidatedVoice:
+    """Load a voice file; an error (exit 2) names the file, the line and the key.
+
+    Given the workspace (the command line's), the file is held inside it as
+    every file a verb reads is (:func:`kapi.host.inputs.file_in`).
+    """
+    path = _contained(request.path, workspace)
+    profile, warnings, _ = _load(path, str(request.path), strict=request.strict)
     return ValidatedVoice(
         path=str(request.path), id=profile.id, name=profile.name, warnings=warnings
     )
 
 
-def _load(path: Path, *, strict: bool) -> tuple[VoiceProfile, tuple[ConfigWarning, ...]]:
+def _contained(path: Path, workspace: Workspace | None) -> Path:
+    if workspace is None:
+        return path
+    from kapi.host.inputs import file_in
+
+    return file_in(workspace, path)
+
+
+def _load(
+    path: Path, shown: str, *, strict: bool
+) -> tuple[VoiceProfile, tuple[ConfigWarning, ...], str]:
+    """The profile a voice file holds, its warnings and its text; errors name ``shown``."""
+    from kapi.core.format import FormatError
     from kapi.core.governance.voice import load_voice_profile
+    from kapi.formats.reading import read_regular
 
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
-        raise HostError(f"{path}: cannot read: {err}", exit_code=EXIT_USAGE) from None
+        text = read_regular(path, display=shown).decode("utf-8")
+    except FormatError as err:
+        raise HostError(f"{shown}: cannot read: {err.message}", exit_code=EXIT_USAGE) from None
+    except UnicodeDecodeError as err:
+        raise HostError(f"{shown}: cannot read: {err}", exit_code=EXIT_USAGE) from None
     try:
-        return load_voice_profile(parse_yaml(text, str(path)), str(path), strict=strict)
+        profile, warnings = load_voice_profile(parse_yaml(text, shown), shown, strict=strict)
     except GovernanceError as err:
         line = line_of_text(text, tuple(getattr(err, "path", ()) or ()))
-        where = f"{path}:{line}" if line else str(path)
+        where = f"{shown}:{line}" if line else shown
         key = f" {err.key}:" if err.key else ""
         raise HostError(f"{where}:{key} {err.message}", exit_code=EXIT_USAGE) from None
+    return profile, warnings, text
 
 
 def import_voice(request: VoiceImportRequest, workspace: Workspace) -> VoiceImported:
@@ -123,14 +146,17 @@ def import_voice(request: VoiceImportRequest, workspace: Workspace) -> VoiceImpo
             "a person decides the voice; an agent records what it notices as a suggestion",
             exit_code=EXIT_ERROR,
         )
-    path = request.path
-    profile, warnings = _load(path, strict=False)
+    from kapi.formats.containment import inside
+
+    path = _contained(request.path, workspace)
+    shown = inside(workspace.root.resolve(), path)
+    profile, warnings, text = _load(path, str(request.path), strict=False)
     voice_id = request.id or profile.id or path.stem
-    workspace.store.put_voice_profile(voice_id, path.read_text(encoding="utf-8"), str(path))
+    workspace.store.put_voice_profile(voice_id, text, shown)
     workspace.store.log_context(
         "import",
         actor,
-        {"subject": {"kind": "voice", "id": voice_id}, "evidence": {"path": str(path)}},
+        {"subject": {"kind": "voice", "id": voice_id}, "evidence": {"path": shown}},
     )
     return VoiceImported(id=voice_id, name=profile.name, warnings=warnings)
 

@@ -45,6 +45,7 @@ from kapi.core.format import DEFAULT_LIMITS, FormatError, Limits, WriteRefused
 from kapi.core.model import Block, Document, PcClose, PcOpen, Ph, Plural, Run, Runs, Text
 from kapi.formats.common import canonical_or_error
 from kapi.formats.skeleton import Span, TextSkeleton, decode_text, line_column
+from kapi.formats.xmlspans import CharOffsets
 
 __all__ = ["AndroidFormat", "decode_value", "encode_text"]
 
@@ -522,24 +523,17 @@ class _Scanner:
         self.path = path
         self.limits = limits
         self.body = text.encode("utf-8")
-        self._byte = 0
-        self._char = 0
+        self.char_index = CharOffsets(text)
         self.root: _Element | None = None
         self.comments: list[tuple[int, int]] = []
-
-    def char_index(self, byte_index: int) -> int:
-        if byte_index < self._byte:
-            self._byte = self._char = 0
-        self._char += len(self.body[self._byte : byte_index].decode("utf-8"))
-        self._byte = byte_index
-        return self._char
 
     def fail(self, message: str, index: int, code: str = "invalid") -> FormatError:
         line, column = line_column(self.text, index)
         return FormatError(message, path=self.path, line=line, column=column, code=code)
 
     def scan(self) -> _Element:
-        parser = xml.parsers.expat.ParserCreate()
+        # the body is the decoded text in UTF-8, whatever the declaration says
+        parser = xml.parsers.expat.ParserCreate("UTF-8")
         stack: list[_Element] = []
 
         def start(name: str, attrs: dict[str, str]) -> None:
@@ -831,7 +825,8 @@ class AndroidFormat:
                 "a <plurals> resource needs one Plural run", capability="plural", block=block.id
             )
         forms = block.source[0].forms
-        unknown = [form for form in forms if form not in _CLDR_ORDER]
+        # a quantity the file already spells is kept as it is; a new one must be Android's
+        unknown = [form for form in forms if form not in _CLDR_ORDER and form not in old_forms]
         if unknown:
             raise WriteRefused(
                 f"Android quantities are {', '.join(_CLDR_ORDER)}, not {unknown[0]!r}",

@@ -24,6 +24,7 @@ __all__ = [
     "refuse_targets",
     "runs_text",
     "sniff_unicode",
+    "text_encoding",
     "unencodable",
     "unique_id",
 ]
@@ -61,6 +62,31 @@ _LABELS = {
     "cp1252": "Windows-1252",
     "ascii": "ASCII",
 }
+
+
+# Codecs Python files under text encodings that are not ways to store a file's text: they
+# decode labels (idna, punycode), escapes (unicode-escape) or nothing at all (undefined);
+# UTF-7 writes ASCII punctuation back as escapes (and HTML, XML and gettext refuse it).
+_NOT_FILE_ENCODINGS = frozenset(
+    {"idna", "punycode", "undefined", "unicode-escape", "raw-unicode-escape", "utf-7"}
+)
+
+
+def text_encoding(name: str) -> str | None:
+    """The codec name of the file encoding a file declares; None when ``name`` is not one.
+
+    A name Python does not know, a bytes-to-bytes codec (``rot13``, ``hex``,
+    ``zlib``) and a codec that is no way to store a file's text (``idna``) are
+    all None, so a declaration can never make reading fail with anything but
+    :class:`FormatError`.
+    """
+    try:
+        info = codecs.lookup(name)
+    except LookupError:
+        return None
+    if not getattr(info, "_is_text_encoding", True) or info.name in _NOT_FILE_ENCODINGS:
+        return None
+    return info.name
 
 
 def encoding_label(encoding: str) -> str:

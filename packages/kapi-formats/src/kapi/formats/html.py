@@ -57,7 +57,7 @@ from attrs import evolve, frozen
 from kapi.core.edition import EditionKeyError, canonical_locale
 from kapi.core.format import DEFAULT_LIMITS, Limits, WriteRefused
 from kapi.core.model import Block, Document, Runs
-from kapi.formats.common import UTF16
+from kapi.formats.common import UTF16, text_encoding
 from kapi.formats.html_events import collapse_opaque, parse_events
 from kapi.formats.html_read import Layout, Reader
 from kapi.formats.html_write import reference_spellings, render_attribute, render_text_block
@@ -82,10 +82,8 @@ def _sniff_encoding(data: bytes) -> str | None:
         found = pattern.search(head)
         if found is None:
             continue
-        name = found.group(1).decode("ascii", "replace").lower()
-        try:
-            encoding = codecs.lookup(name).name
-        except LookupError:
+        encoding = text_encoding(found.group(1).decode("ascii", "replace").lower())
+        if encoding is None:
             return None
         return (
             None if encoding in ("ascii", "utf-8", "utf-16", "utf-16-le", "utf-16-be") else encoding

@@ -39,7 +39,6 @@ it when it also has ``other``; otherwise such a form is refused.
 
 from __future__ import annotations
 
-import codecs
 import difflib
 import itertools
 import re
@@ -54,7 +53,7 @@ from attrs import define, field, frozen
 from kapi.core.edition import EditionKeyError, canonical_locale
 from kapi.core.format import DEFAULT_LIMITS, FormatError, Limits, WriteRefused
 from kapi.core.model import Block, Document, Edition, PcClose, PcOpen, Ph, Plural, Run, Runs, Text
-from kapi.formats.common import canonical_or_error, gc_paused
+from kapi.formats.common import canonical_or_error, gc_paused, text_encoding
 from kapi.formats.skeleton import Span, TextSkeleton, decode_text, line_column
 
 __all__ = ["PoFormat", "header_fields", "plural_categories"]
@@ -403,10 +402,8 @@ def _encodings(data: bytes) -> tuple[str, ...]:
     found = _CHARSET.search(data[:4096])
     if found is None:
         return ("utf-8",)
-    name = found.group(1).decode("ascii")
-    try:
-        encoding = codecs.lookup(name).name
-    except LookupError:
+    encoding = text_encoding(found.group(1).decode("ascii"))
+    if encoding is None:
         return ("utf-8",)
     return ("utf-8",) if encoding in ("utf-8", "ascii") else (encoding,)
 

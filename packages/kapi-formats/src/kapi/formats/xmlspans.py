@@ -14,17 +14,17 @@ beyond the five predefined entities and character references.
 
 from __future__ import annotations
 
-import codecs
 import re
 import xml.parsers.expat
 from collections.abc import Callable, Iterator
 
 from kapi.core.format import DEFAULT_LIMITS, FormatError, Limits, WriteRefused
-from kapi.formats.common import UNICODE, decode_text
+from kapi.formats.common import UNICODE, decode_text, text_encoding
 from kapi.formats.skeleton import Edit, apply_edits, line_column
 
 __all__ = [
     "XML_NS",
+    "CharOffsets",
     "Edit",
     "Node",
     "apply_edits",
@@ -133,17 +133,17 @@ def decode_xml(
     declared = _DECLARED_ENCODING.match(data[:400])
     if declared:
         name = declared.group(1).decode("ascii")
-        try:
-            encoding = codecs.lookup(name).name
-        except LookupError:
+        known = text_encoding(name)
+        if known is None:
             raise FormatError(
-                f"the declared encoding {name!r} is not one Python knows",
+                f"the declared encoding {name!r} is not a text encoding kapi reads",
                 path=path,
                 line=1,
                 column=declared.start(1) + 1,
                 code="unsupported",
                 capability="encoding",
-            ) from None
+            )
+        encoding = known
         if encoding.startswith("utf-16") or encoding.startswith("utf-32"):
             # declared as UTF-16 but written without a BOM in an ASCII-compatible way
             encoding = "utf-8"
@@ -152,8 +152,12 @@ def decode_xml(
     )
 
 
-class _Offsets:
-    """Turns expat's byte offsets (into the UTF-8 form of the text) into character offsets."""
+class CharOffsets:
+    """Turns expat's byte offsets (into the UTF-8 form of the text) into character offsets.
+
+    An offset inside a character (expat reports one for some errors) counts as
+    that character's start.
+    """
 
     def __init__(self, text: str) -> None:
         self.ascii = text.isascii()
@@ -164,6 +168,8 @@ class _Offsets:
     def __call__(self, byte_index: int) -> int:
         if self.ascii:
             return byte_index
+        while 0 < byte_index < len(self.encoded) and self.encoded[byte_index] & 0xC0 == 0x80:
+            byte_index -= 1  # a continuation byte: back to the start of its character
         if byte_index < self.byte:
             self.byte = self.char = 0
         self.char += len(self.encoded[self.byte : byte_index].decode("utf-8", "surrogatepass"))
@@ -179,7 +185,7 @@ def _split_name(name: str) -> tuple[str, str]:
 def parse_xml(text: str, *, path: str = "", limits: Limits = DEFAULT_LIMITS) -> Node:
     """The root element of ``text``, every element located; malformed XML raises FormatError."""
     parser = xml.parsers.expat.ParserCreate(namespace_separator=" ")
-    offsets = _Offsets(text)
+    offsets = CharOffsets(text)
     stack: list[Node] = []
     root: list[Node] = []
 

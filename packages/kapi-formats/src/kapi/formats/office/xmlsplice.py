@@ -247,6 +247,18 @@ def parse_part(
         raise FormatError(
             f"part {part} nests too deeply", path=path, code="budget_exceeded"
         ) from None
+    except (LookupError, ValueError) as err:
+        if not isinstance(err, (LookupError, UnicodeError)) and "encoding" not in str(err):
+            raise
+        # the declaration names an encoding expat cannot use (unknown, multi-byte, not text)
+        raise FormatError(
+            f"part {part} declares an encoding kapi cannot read ({err}); OOXML parts are UTF-8 "
+            "or UTF-16",
+            path=path,
+            line=1,
+            code="unsupported",
+            capability="encoding",
+        ) from None
 
 
 def _call(
