@@ -142,7 +142,7 @@ def install() -> None:
         module = sys.modules.get(name)
         if module is not None:
             _serve(module)
-    sys.meta_path.insert(0, _Finder())  # type: ignore[arg-type]
+    sys.meta_path.insert(0, _Finder())
     atexit.register(save)
 
 
