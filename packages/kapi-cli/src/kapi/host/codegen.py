@@ -1,14 +1,17 @@
-"""The code attrs and cattrs generate for kapi's classes, kept beside kapi's bytecode.
+"""What kapi's start compiles every time, kept beside kapi's bytecode: generated code, patterns.
 
 attrs writes each class's methods (``__init__``, ``__eq__``, ``__hash__``…) as source and
-compiles it when the class is defined; cattrs does the same for its converters. Compiling is
-most of what defining a class costs, and a ``kapi`` process defines about a hundred before it
-does any work. :func:`install` serves those compilations from one marshal file of code objects
-keyed by the SHA-1 of their file name and source, kept where Python keeps kapi's bytecode
-(``kapi/host/__pycache__``, or under ``PYTHONPYCACHEPREFIX``) and, like bytecode, never
-written under ``PYTHONDONTWRITEBYTECODE``. Each code object stays marshalled until a class
-asks for it. A missing, truncated or foreign file is ignored and replaced; a source never
-seen is compiled as usual.
+compiles it when the class is defined; cattrs does the same for its converters; and the
+modules a command imports compile their regular expressions as they load. That is most of
+what a ``kapi`` process does before its work. :func:`install` serves both from one marshal
+file kept where Python keeps kapi's bytecode (``kapi/host/__pycache__``, or under
+``PYTHONPYCACHEPREFIX``) and, like bytecode, never written under ``PYTHONDONTWRITEBYTECODE``:
+code objects keyed by the SHA-1 of their file name and source, each left marshalled until a
+class asks for it, and the compiled form of the patterns a module compiles as it is imported.
+Patterns built at run time (a project's term rules and voice) are never kept there: in a
+project they are kept in its own ``.kapi/cache`` (:func:`keep_patterns_in`), with its other
+compiled governance. A missing, truncated or foreign file is ignored and replaced; what a
+file does not hold is compiled as usual, and an entry the engine refuses is compiled again.
 """
 
 from __future__ import annotations
@@ -20,19 +23,36 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from importlib.machinery import ModuleSpec, PathFinder
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 from typing import Any
 
-__all__ = ["cache_path", "install", "save"]
+try:  # CPython's regular-expression engine; elsewhere patterns are compiled as usual
+    import _sre
+    import _thread
+    import re._compiler as _re_compiler
+except ImportError:  # pragma: no cover - other interpreters
+    _sre = None
+
+__all__ = ["cache_path", "install", "keep_patterns_in", "save"]
 
 # The modules whose ``compile`` is served from the cache: the ones that generate code.
 _GENERATORS = frozenset({"attr._make", "cattrs.gen", "cattrs.gen.typeddicts"})
-_FORMAT = b"kapi-codegen/2"  # (format, {sha1(filename NUL source): marshal.dumps(code)})
+# (format, {sha1(filename NUL source): marshal.dumps(code)}, {(pattern, flags): sre arguments})
+_FORMAT = b"kapi-codegen/3"
 _MAX_ENTRIES = 4096  # past this the file starts afresh (classes of older kapi versions)
+_PATTERNS_FORMAT = b"kapi-patterns/1"  # (format, engine, {(pattern, flags): sre arguments})
+_MAX_PROJECT_PATTERNS = 256  # past this a project's file starts afresh (rules long gone)
 _ATTRS = "<attrs generated "
 
 _compile = compile
-_state: dict[str, Any] = {"installed": False, "codes": None, "added": {}}
+_project: dict[str, Any] = {"path": None, "patterns": None, "added": {}}
+_state: dict[str, Any] = {
+    "installed": False,
+    "codes": None,
+    "added": {},
+    "patterns": None,
+    "patterns_added": {},
+}
 
 
 def cache_path() -> str:
@@ -46,20 +66,37 @@ def cache_path() -> str:
     return os.path.join(cache_folder, f"codegen.{sys.implementation.cache_tag}.marshal")
 
 
-def _load(path: str) -> dict[bytes, bytes]:
+def _unmarshal(path: str) -> Any:
     try:
         with open(path, "rb") as handle:
-            loaded = marshal.load(handle)
+            return marshal.loads(handle.read())  # one read: load() reads piece by piece
     except (OSError, EOFError, ValueError, TypeError):
-        return {}
+        return None
+
+
+def _load(path: str) -> tuple[dict[bytes, bytes], dict[Any, Any]]:
+    loaded = _unmarshal(path)
     if (
         not isinstance(loaded, tuple)
-        or len(loaded) != 2
+        or len(loaded) != 4
         or loaded[0] != _FORMAT
-        or not isinstance(loaded[1], dict)
+        or loaded[1] != _engine()
+        or not isinstance(loaded[2], dict)
+        or not isinstance(loaded[3], dict)
     ):
-        return {}
-    return loaded[1]
+        return {}, {}
+    return loaded[2], loaded[3]
+
+
+def _engine() -> tuple[int, ...]:
+    """What a compiled pattern depends on: the interpreter and its regular-expression engine."""
+    return (*sys.version_info[:3], getattr(_sre, "MAGIC", 0) if _sre is not None else 0)
+
+
+def _read() -> None:
+    """Read the file on the first compilation a command asks for, not before."""
+    if _state["codes"] is None:
+        _state["codes"], _state["patterns"] = _load(cache_path())
 
 
 def _key(source: str, filename: str) -> bytes:
@@ -81,9 +118,8 @@ def _key(source: str, filename: str) -> bytes:
 def _cached_compile(source: Any, filename: Any, mode: str, *args: Any, **kwargs: Any) -> Any:
     if args or kwargs or not isinstance(source, str) or not isinstance(filename, str):
         return _compile(source, filename, mode, *args, **kwargs)
+    _read()
     codes = _state["codes"]
-    if codes is None:  # read on the first class a command defines, not before
-        codes = _state["codes"] = _load(cache_path())
     key = _key(source, filename)
     data = codes.get(key)
     if data is not None:
@@ -94,6 +130,114 @@ def _cached_compile(source: Any, filename: Any, mode: str, *args: Any, **kwargs:
     code = _compile(source, filename, mode)
     _state["added"][key] = marshal.dumps(code)
     return code
+
+
+def _noting_compile(pattern: Any, flags: int, *arguments: Any) -> Any:
+    """``_sre.compile`` as ``re``'s compiler calls it, noting the arguments of the pattern the
+    calling thread is compiling."""
+    noted = _noting.get(_thread.get_ident())
+    if noted is not None and noted[0] is pattern and len(arguments) == 4:
+        code, groups, groupindex, indexgroup = arguments
+        noted.append(
+            (int(flags), [int(c) for c in code], int(groups), dict(groupindex), indexgroup)
+        )
+    return _sre.compile(pattern, flags, *arguments)
+
+
+_noting: dict[int, list[Any]] = {}
+_compile_pattern: Callable[..., Any] | None = None
+
+
+def _is_engine(module: str) -> bool:
+    return module in ("re", "enum", "sre_compile") or module.startswith("re.")
+
+
+def _at_import() -> bool:
+    """Whether the pattern being compiled is a module's own (written in its source, compiled
+    as it loads), not one a function builds from what it was given."""
+    frame = sys._getframe(2)
+    while frame is not None and _is_engine(frame.f_globals.get("__name__", "")):
+        frame = frame.f_back  # type: ignore[assignment]
+    return frame is not None and frame.f_code.co_name == "<module>"
+
+
+def _compiled_noting(pattern: str, flags: int) -> tuple[Any, Any]:
+    """The compiled pattern, and the engine's arguments for it (None when not seen)."""
+    assert _compile_pattern is not None
+    noted: list[Any] = [pattern]
+    thread = _thread.get_ident()
+    _noting[thread] = noted
+    try:
+        compiled = _compile_pattern(pattern, flags)
+    finally:
+        _noting.pop(thread, None)
+    return compiled, noted[1] if len(noted) == 2 else None
+
+
+def _cached_pattern(pattern: Any, flags: int = 0) -> Any:
+    assert _compile_pattern is not None
+    if type(pattern) is not str or flags & _re_compiler.SRE_FLAG_DEBUG:
+        return _compile_pattern(pattern, flags)
+    _read()
+    key = (pattern, int(flags))
+    known = _state["patterns"].get(key)
+    if known is None and _project["path"] is not None:
+        known = _project_patterns().get(key)
+    if known is not None:
+        try:
+            return _sre.compile(pattern, *known)
+        except (TypeError, ValueError, RuntimeError):
+            pass  # a damaged entry: compiled again below
+    if _at_import():
+        compiled, arguments = _compiled_noting(pattern, flags)
+        if arguments is not None:
+            _state["patterns_added"][key] = arguments
+        return compiled
+    if _project["path"] is not None:  # built at run time: the project's own, kept in its .kapi/
+        compiled, arguments = _compiled_noting(pattern, flags)
+        if arguments is not None:
+            _project["added"][key] = arguments
+        return compiled
+    return _compile_pattern(pattern, flags)
+
+
+def keep_patterns_in(cache_folder: str) -> None:
+    """Keep the patterns this process builds at run time (a project's term rules, its voice's
+    patterns) compiled in ``cache_folder`` (the project's ``.kapi/cache``), beside its other
+    compiled governance; a folder whose parent does not exist is never made."""
+    path = os.path.join(cache_folder, f"patterns.{sys.implementation.cache_tag}.marshal")
+    if _project["path"] != path:
+        _project.update(path=path, patterns=None, added={})
+
+
+def _project_patterns() -> dict[Any, Any]:
+    if _project["patterns"] is None:
+        _project["patterns"] = _load_patterns(_project["path"])
+    patterns: dict[Any, Any] = _project["patterns"]
+    return patterns
+
+
+def _load_patterns(path: str) -> dict[Any, Any]:
+    loaded = _unmarshal(path)
+    if (
+        not isinstance(loaded, tuple)
+        or len(loaded) != 3
+        or loaded[0] != _PATTERNS_FORMAT
+        or loaded[1] != _engine()
+        or not isinstance(loaded[2], dict)
+    ):
+        return {}
+    return loaded[2]
+
+
+def _serve_patterns() -> None:
+    global _compile_pattern
+    if _sre is None or not hasattr(_re_compiler, "_sre") or _compile_pattern is not None:
+        return
+    _compile_pattern = _re_compiler.compile
+    # ``_sre`` as the compiler sees it: the engine's own names, and a compile that takes notes
+    _re_compiler._sre = SimpleNamespace(**{**vars(_sre), "compile": _noting_compile})
+    _re_compiler.compile = _cached_pattern
 
 
 def _serve(module: ModuleType) -> None:
@@ -143,25 +287,46 @@ def install() -> None:
         if module is not None:
             _serve(module)
     sys.meta_path.insert(0, _Finder())
+    _serve_patterns()
     atexit.register(save)
 
 
 def save() -> None:
-    """Write the cache when this process compiled something new; never fails the caller."""
+    """Write what this process compiled anew; never fails the caller."""
     added: dict[bytes, bytes] = _state["added"]
-    if not added or sys.dont_write_bytecode:
-        return
-    _state["added"] = {}
-    path = cache_path()
-    kept = _load(path)
-    if len(kept) + len(added) > _MAX_ENTRIES:
-        kept = {}
-    kept.update(added)
+    patterns_added: dict[Any, Any] = _state["patterns_added"]
+    if (added or patterns_added) and not sys.dont_write_bytecode:
+        _state["added"], _state["patterns_added"] = {}, {}
+        path = cache_path()
+        codes, patterns = _load(path)
+        if len(codes) + len(added) + len(patterns) + len(patterns_added) > _MAX_ENTRIES:
+            codes, patterns = {}, {}
+        codes.update(added)
+        patterns.update(patterns_added)
+        _write(path, (_FORMAT, _engine(), codes, patterns), make_folder=True)
+    project_added: dict[Any, Any] = _project["added"]
+    if project_added and _project["path"] is not None:
+        _project["added"] = {}
+        kept = _load_patterns(_project["path"])
+        if len(kept) + len(project_added) > _MAX_PROJECT_PATTERNS:
+            kept = {}
+        kept.update(project_added)
+        _write(_project["path"], (_PATTERNS_FORMAT, _engine(), kept), make_folder=False)
+
+
+def _write(path: str, payload: Any, *, make_folder: bool) -> None:
+    """The file whole (a temporary, then a rename); a folder that refuses is left be."""
+    folder = os.path.dirname(path)
     temporary = f"{path}.{os.getpid()}.tmp"
     try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
+        if make_folder:
+            os.makedirs(folder, exist_ok=True)
+        elif not os.path.isdir(os.path.dirname(folder)):
+            return  # the project's state folder is made by kapi init or the store, not here
+        else:
+            os.makedirs(folder, exist_ok=True)
         with open(temporary, "wb") as handle:
-            marshal.dump((_FORMAT, kept), handle)
+            marshal.dump(payload, handle)
         os.replace(temporary, path)
     except (OSError, ValueError):
         with contextlib.suppress(OSError):
