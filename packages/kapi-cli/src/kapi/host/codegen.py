@@ -23,7 +23,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from importlib.machinery import ModuleSpec, PathFinder
-from types import ModuleType, SimpleNamespace
+from types import FrameType, ModuleType, SimpleNamespace
 from typing import Any
 
 try:  # CPython's regular-expression engine; elsewhere patterns are compiled as usual
@@ -152,13 +152,12 @@ def _is_engine(module: str) -> bool:
     return module in ("re", "enum", "sre_compile") or module.startswith("re.")
 
 
-def _at_import() -> bool:
-    """Whether the pattern being compiled is a module's own (written in its source, compiled
-    as it loads), not one a function builds from what it was given."""
-    frame = sys._getframe(2)
+def _caller() -> FrameType | None:
+    """The frame that asked for the pattern: the first outside the regular-expression engine."""
+    frame: FrameType | None = sys._getframe(2)
     while frame is not None and _is_engine(frame.f_globals.get("__name__", "")):
-        frame = frame.f_back  # type: ignore[assignment]
-    return frame is not None and frame.f_code.co_name == "<module>"
+        frame = frame.f_back
+    return frame
 
 
 def _compiled_noting(pattern: str, flags: int) -> tuple[Any, Any]:
@@ -188,17 +187,21 @@ def _cached_pattern(pattern: Any, flags: int = 0) -> Any:
             return _sre.compile(pattern, *known)
         except (TypeError, ValueError, RuntimeError):
             pass  # a damaged entry: compiled again below
-    if _at_import():
-        compiled, arguments = _compiled_noting(pattern, flags)
-        if arguments is not None:
-            _state["patterns_added"][key] = arguments
-        return compiled
-    if _project["path"] is not None:  # built at run time: the project's own, kept in its .kapi/
-        compiled, arguments = _compiled_noting(pattern, flags)
-        if arguments is not None:
-            _project["added"][key] = arguments
-        return compiled
-    return _compile_pattern(pattern, flags)
+    caller = _caller()
+    if caller is None:
+        return _compile_pattern(pattern, flags)
+    if caller.f_code.co_name == "<module>":  # a module's own, written in its source
+        added = _state["patterns_added"]
+    elif _project["path"] is not None and caller.f_globals.get("__name__", "").startswith(
+        "kapi.core."
+    ):  # a project's governance compiled (term rules, voice patterns): kept in its .kapi/
+        added = _project["added"]
+    else:  # anything else built at run time is compiled as usual, and not kept
+        return _compile_pattern(pattern, flags)
+    compiled, arguments = _compiled_noting(pattern, flags)
+    if arguments is not None:
+        added[key] = arguments
+    return compiled
 
 
 def keep_patterns_in(cache_folder: str) -> None:
