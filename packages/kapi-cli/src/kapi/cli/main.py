@@ -11,6 +11,7 @@ from typing import NoReturn
 
 import click
 
+import kapi.cli.boot  # noqa: F401  (first: the generated-code cache)
 from kapi.cli.common import (
     format_option,
     locale_of,
@@ -485,4 +486,7 @@ def _end(code: object) -> NoReturn:
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError):  # a closed pipe: the reader has gone
             stream.flush()
+    from kapi.host.codegen import save
+
+    save()
     os._exit(status & 0xFF)

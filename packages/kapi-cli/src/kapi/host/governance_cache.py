@@ -7,7 +7,8 @@ parsed again and a changed one simply misses. The file is plain JSON with a
 header: a format number, kapi's version and the SHA-256 of the entries. A cache
 that is truncated, corrupt, of another format or kapi version, edited by hand
 (its digest no longer matching) or too large is never trusted: it is ignored
-and written afresh. A cache that cannot be written (a read-only ``.kapi/``)
+and written afresh. The patterns the term rules and the voice compile to are kept
+beside it (:func:`kapi.host.codegen.keep_patterns_in`). A cache that cannot be written (a read-only ``.kapi/``)
 only costs the next process the parse, and a project without ``.kapi/`` gets
 none (the cache never makes the folder).
 """
@@ -84,7 +85,7 @@ class GovernanceCache:
         self.root = root
         self._entries: dict[str, Any] | None = None
 
-    def _inside(self) -> bool:
+    def inside(self) -> bool:
         """The cache is used only where it resolves inside the project (no link out of it)."""
         try:
             self.path.parent.resolve().relative_to(self.root.resolve())
@@ -94,7 +95,7 @@ class GovernanceCache:
 
     def _load(self) -> dict[str, Any]:
         if self._entries is None:
-            self._entries = self._read() if self._inside() else {}
+            self._entries = self._read() if self.inside() else {}
         return self._entries
 
     def _read(self) -> dict[str, Any]:
@@ -151,7 +152,7 @@ class GovernanceCache:
         Only into a ``.kapi/`` the project already has (``kapi init`` or the store made it):
         a cache never creates the project's state folder.
         """
-        if not self._inside() or not self.path.parent.parent.is_dir():
+        if not self.inside() or not self.path.parent.parent.is_dir():
             return
         body = {
             "format": CACHE_FORMAT,
@@ -179,4 +180,9 @@ def cache_for(state_dir: Path, root: Path) -> GovernanceCache:
     found = _CACHES.get(state_dir)
     if found is None:
         found = _CACHES[state_dir] = GovernanceCache(state_dir, root)
+        if found.inside():
+            from kapi.host.codegen import keep_patterns_in
+
+            # the term rules' and voice's patterns, compiled, beside the parsed files
+            keep_patterns_in(str(found.path.parent))
     return found

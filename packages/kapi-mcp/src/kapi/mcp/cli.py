@@ -72,5 +72,8 @@ def mcp(
 
 
 def main() -> None:
+    from kapi.host.codegen import install
+
+    install()  # before the server's classes are defined (``kapi mcp`` has it from kapi's start)
     mcp(prog_name="kapi-mcp")
     sys.exit(0)

@@ -16,6 +16,7 @@ from typing import Any, NoReturn
 
 import click
 
+import kapi.cli.boot  # noqa: F401  (first: the generated-code cache)
 from kapi.cli.output import printable
 from kapi.host.errors import EXIT_USAGE, KapiError, error_payload, exit_code_of
 
@@ -106,6 +107,9 @@ def run(tool: str, command: click.Command, argv: list[str] | None = None) -> NoR
         pass
     with contextlib.suppress(OSError, ValueError):
         sys.stderr.flush()
+    from kapi.host.codegen import save
+
+    save()
     os._exit(code & 0xFF)
 
 
