@@ -11,7 +11,7 @@ from pathlib import Path
 from xml.sax.saxutils import escape
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from kapi.core.format import WriteRefused
@@ -416,6 +416,18 @@ def _texts_of(data: bytes) -> dict[str, str]:
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_CHANGES)
+# B1's entry, left unused mid-table, is rewritten to the text B5's entry holds: B5 keeps its own
+@example({"Tasks!B1": "Note 5", "Tasks!B6": "Open", "Tasks!B7": "Open", "Tasks!B8": "Open"})
+# "Closed" and "Pending" edited away from all their cells: each entry takes back its own text
+@example(
+    {
+        "Tasks!A2": "Open",
+        "Tasks!A3": "Open",
+        "Tasks!A5": "Open",
+        "Tasks!A6": "Neu",
+        "Tasks!A8": "Neu",
+    }
+)
 def test_any_edit_set_back_at_once_gives_the_original_bytes(changes: dict[str, str]) -> None:
     data = _mid_table()
     original = _texts_of(data)

@@ -30,16 +30,21 @@ charts), cell by cell in file order; id and name ``<sheet name>!<cell>``
 Writing an edited text cell: an inline string is spliced in the sheet. A
 shared-string cell points at an entry that already holds its new text (one
 another cell keeps using); else its entry, when no other cell keeps it, is
-rewritten in place (so a string used once is edited where it is); else it
-gets a new ``<si>`` at the end of the table (``uniqueCount`` updated;
-``count`` unchanged, every cell still holds one reference), new entries in
-the order their cells are read. No entry is left that no cell uses: one left
-unused at the end of the table is removed, and then each entry left last
-that repeats an earlier one (its cells point at the earlier one); one left
-unused mid-table keeps its first edited cell, rewritten in place, so that no
-other cell's index moves. So an edit set back at once gives the workbook's
-own bytes (set back piecemeal, the entries may end in another order or one
-text repeated, except when each cell had split from a shared string).
+rewritten in place (so a string used once is edited where it is; entries
+no cell keeps are given texts so that as many as can be are rewritten,
+earlier entries first); else it gets a new ``<si>`` at the end of the table
+(``uniqueCount`` updated; ``count`` unchanged, every cell still holds one
+reference), new entries in the order their cells are read. No entry is left
+that no cell uses: one left unused at the end of the table is removed, and
+then each entry left last that repeats an earlier one this write leaves as
+it was (its cells point at the earlier one); one left unused mid-table keeps
+its first edited cell, rewritten in place, so that no other cell's index
+moves. So an edit set back at once gives the workbook's own bytes, except
+when it gave cells of several entries one text that a single entry then
+held for all of them: set back, that entry may go to another of their texts
+and the entries end in another order. Set back piecemeal, the entries may
+end in another order or one text repeated, except when each cell had split
+from a shared string.
 Formulas, ``calcChain.xml`` and every other part are copied untouched. The
 document's language is the ``locale`` argument, else ``en``. Limits: those of
 :mod:`kapi.formats.office.package`.
@@ -359,16 +364,38 @@ def _write_shared(
             else:
                 group.append(block_id)
     # first the entries no cell keeps: each is rewritten for its first new text that no
-    # kept entry holds, so a cell set back to that entry's text finds it
+    # kept entry holds, so a cell set back to that entry's text finds it; one whose texts
+    # earlier entries all took takes one of them when the entry holding it can take another
+    # of its own, so cells set back at once each find their own entry, not one a
+    # neighbour took first, and entries early in the table are kept before later ones
+    # (which the edit can then remove)
     kept = dict(final)
-    for index, groups in grouped.items():
-        if index in kept:
-            continue
-        for runs, ids in groups:
-            if not any(known == runs for known in kept.values()) and holding(runs) < 0:
+    candidates = {
+        index: [
+            (runs, ids) for runs, ids in groups if not any(known == runs for known in kept.values())
+        ]
+        for index, groups in grouped.items()
+        if index not in kept
+    }
+
+    def claim(index: int, seen: set[int]) -> bool:
+        """Rewrite the entry for one of its texts, moving the entry that holds it on."""
+        seen.add(index)
+        for runs, ids in candidates[index]:
+            holder = next((other for other in in_place if final[other] == runs), None)
+            if holder is None or (holder not in seen and claim(holder, seen)):
                 in_place[index] = ids[0]
                 final[index] = runs
-                break
+                return True
+        return False
+
+    for index, choices in candidates.items():
+        free = next(((runs, ids) for runs, ids in choices if holding(runs) < 0), None)
+        if free is not None:
+            in_place[index] = free[1][0]
+            final[index] = free[0]
+        else:
+            claim(index, set())
     # the rest point at an entry holding their text, else at a new one; new entries
     # follow the order their cells are read in, as the table's own entries do
     position = {block_id: number for number, block_id in enumerate(skeleton.cells)}
@@ -444,7 +471,10 @@ def _compact_tail(
     """Remove each entry left at the table's end that repeats an earlier one.
 
     Runs only once the edit has removed the entries after it, so a table the
-    edit leaves whole keeps its repeats.
+    edit leaves whole keeps its repeats. The earlier entry must be one this
+    write leaves as it was: an entry rewritten here (an unused one mid-table
+    kept for its first cell) may repeat a text another entry holds, and that
+    entry's cells keep it, so setting the cell back finds its own entry again.
     """
     users: dict[int, list[str]] = {}
     for block_id, index in pointer.items():
@@ -461,7 +491,9 @@ def _compact_tail(
             (
                 index
                 for index in range(last)
-                if users.get(index) and _runs_of(entries, final, index) == runs
+                if index not in in_place
+                and users.get(index)
+                and _runs_of(entries, final, index) == runs
             ),
             -1,
         )
