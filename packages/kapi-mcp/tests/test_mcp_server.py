@@ -620,3 +620,118 @@ def test_the_stateless_revision_is_served_over_stdio_and_knows_its_client(shop):
     assert version == "2026-07-28"
     assert not noted.is_error, noted.content[0].text
     assert "modern-agent" in payload(noted)["recorded"]
+
+
+# --- arguments that name a file: each does what it says, inside the project only ----------
+
+
+def test_redact_runs_the_rules_file_it_is_given_and_refuses_one_outside_the_project(shop, tmp_path):
+    (shop / "redaction.yaml").write_text(
+        "rules:\n  - term: Project Falcon\n    category: codename\n", encoding="utf-8"
+    )
+    (shop / "broken.yaml").write_text("rules:\n  - category: codename\n", encoding="utf-8")
+    (tmp_path / "outside.yaml").write_text(
+        "rules:\n  - term: Falcon\n    category: codename\n", encoding="utf-8"
+    )
+    text = "Project Falcon ships Friday; write to ops@example.com."
+
+    async def body(client):
+        plain = payload(await client.call_tool("redact", {"text": text}))
+        ruled = payload(
+            await client.call_tool("redact", {"text": text, "rulesPath": "redaction.yaml"})
+        )
+        outside = await client.call_tool("redact", {"text": text, "rulesPath": "../outside.yaml"})
+        broken = await client.call_tool("redact", {"text": text, "rulesPath": "broken.yaml"})
+        return plain, ruled, outside, broken
+
+    plain, ruled, outside, broken = run(shop, body, "--tools", "content")
+    assert [p["type"] for p in plain["placeholders"]] == ["email"]
+    assert "Project Falcon" in plain["text"]
+    assert [p["type"] for p in ruled["placeholders"]] == ["codename", "email"]
+    assert "Falcon" not in ruled["text"] and ruled["text"].startswith("{{CODENAME_")
+    assert outside.is_error and "outside the project" in payload(outside)["message"]
+    assert str(tmp_path) not in outside.content[0].text
+    assert broken.is_error and "broken.yaml" in payload(broken)["message"]
+    assert "rules[0]" in payload(broken)["message"]
+
+
+def test_pseudo_translate_writes_where_output_path_says_inside_the_project_only(shop, tmp_path):
+    async def body(client):
+        written = payload(
+            await client.call_tool(
+                "pseudo_translate", {"path": "locales/en.json", "output_path": "build/qps.json"}
+            )
+        )
+        outside = await client.call_tool(
+            "pseudo_translate", {"path": "locales/en.json", "output_path": "../escape.json"}
+        )
+        itself = await client.call_tool(
+            "pseudo_translate", {"path": "locales/en.json", "output_path": "locales/en.json"}
+        )
+        return written, outside, itself
+
+    source = (shop / "locales/en.json").read_bytes()
+    written, outside, itself = run(shop, body, "--all")
+    assert written["output_path"] == "build/qps.json"
+    made = json.loads((shop / "build/qps.json").read_text(encoding="utf-8"))
+    assert made.keys() == json.loads(source).keys() and made != json.loads(source)
+    assert not (shop / "locales/qps.json").exists()  # the default target was not written
+    assert outside.is_error and "outside the project" in payload(outside)["message"]
+    assert not (tmp_path / "escape.json").exists()
+    assert itself.is_error and "source file" in payload(itself)["message"]
+    assert (shop / "locales/en.json").read_bytes() == source
+
+
+_GLOSSARY = {
+    "schemaVersion": "1.0",
+    "kind": "kapi-terms",
+    "concepts": [
+        {
+            "id": "term:en:widget",
+            "source": "terminology",
+            "terms": [
+                {"text": "widget", "locale": "en", "status": "preferred"},
+                {"text": "gizmo", "locale": "en", "status": "deprecated", "note": "use: widget"},
+            ],
+        }
+    ],
+}
+_TMX = """<?xml version="1.0" encoding="UTF-8"?>
+<tmx version="1.4"><header srclang="en" datatype="plaintext" segtype="sentence"
+ adminlang="en" o-tmf="kapi" creationtool="kapi" creationtoolversion="1"/>
+<body><tu><tuv xml:lang="en"><seg>Your gizmo order shipped</seg></tuv>
+<tuv xml:lang="fr"><seg>Votre commande est partie</seg></tuv></tu></body></tmx>
+"""
+
+
+def test_context_search_searches_the_terms_and_memory_files_it_is_given(shop, tmp_path):
+    (shop / "glossary.json").write_text(json.dumps(_GLOSSARY), encoding="utf-8")
+    (shop / "approved.tmx").write_text(_TMX, encoding="utf-8")
+    (tmp_path / "outside.json").write_text(json.dumps(_GLOSSARY), encoding="utf-8")
+
+    async def body(client):
+        own = payload(await client.call_tool("context_search", {"query": "gizmo"}))
+        files = payload(
+            await client.call_tool(
+                "context_search",
+                {"query": "gizmo", "terms": "glossary.json", "memory": "approved.tmx"},
+            )
+        )
+        outside = await client.call_tool(
+            "context_search", {"query": "gizmo", "terms": "../outside.json"}
+        )
+        unknown = await client.call_tool(
+            "context_search", {"query": "gizmo", "memory": "approved.txt"}
+        )
+        return own, files, outside, unknown
+
+    own, files, outside, unknown = run(shop, body)
+    assert own["coverage"] == "empty" and not own.get("terms") and not own.get("precedent")
+    assert files["coverage"] == "covered"
+    assert [(t["term"], t["discouraged"]) for t in files["terms"]] == [("gizmo", True)]
+    assert [(p["text"], p["locale"]) for p in files["precedent"]] == [
+        ("Your gizmo order shipped", "en")
+    ]
+    assert files["precedent"][0]["entry_id"] == "approved.tmx#1"
+    assert outside.is_error and "outside the project" in payload(outside)["message"]
+    assert unknown.is_error and "approved.txt" in payload(unknown)["message"]

@@ -66,11 +66,14 @@ def translate_beside(
     overwrite: bool = False,
     note: str = "translated with `kapi translate`",
     batch_size: int = 40,
+    output: str = "",
 ) -> PseudoResult:
     """Translate files into each one's target for ``language`` (a project's template, else beside it).
 
     ``overwrite`` rewrites every unit (pseudo-translation); otherwise only the
-    missing ones are translated, so an existing translation is kept.
+    missing ones are translated, so an existing translation is kept. ``output``
+    names the target of the one file named instead: inside the project (or the
+    working folder), never the source itself.
     """
     from kapi.host.project import Collection, ContentItem, Project, target_path
     from kapi.host.translate import (
@@ -101,7 +104,9 @@ def translate_beside(
     items = []
     for relpath in relpaths:
         claimed = project.claim(relpath) if project is not None else None
-        if claimed is not None and claimed[1].target:
+        if output:
+            target = _output(workspace, output, relpaths)
+        elif claimed is not None and claimed[1].target:
             target = target_path(claimed[1], relpath, language)
         else:
             target = beside(relpath, source_lang, language)
@@ -164,6 +169,28 @@ def translate_beside(
     return PseudoResult(
         language=language, files=tuple(done), refused=tuple(refused), units=tuple(units_out)
     )
+
+
+def _output(workspace: Workspace, output: str, relpaths: Sequence[str]) -> str:
+    """The slash path of the one output a call names, inside the workspace's root."""
+    import os
+
+    from kapi.formats.containment import inside
+    from kapi.host.inputs import file_in
+
+    if len(relpaths) != 1:
+        raise HostError(
+            f"an output path is for one file; {len(relpaths)} were named", exit_code=EXIT_USAGE
+        )
+    target = inside(Path(os.path.realpath(workspace.root)), file_in(workspace, output))
+    if target == relpaths[0]:
+        raise HostError(
+            f"{output}: that is the source file; name another file for the translation",
+            exit_code=EXIT_USAGE,
+        )
+    if target == ".":
+        raise HostError(f"{output}: names a folder, not a file", exit_code=EXIT_USAGE)
+    return target
 
 
 def _no_store_workspace() -> type:

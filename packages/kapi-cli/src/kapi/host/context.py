@@ -894,10 +894,15 @@ def _brief(answer: ContextAnswer) -> str:
 
 @frozen
 class ContextSearchRequest:
+    """A search; ``terms`` / ``memory`` name a terms file (JSON, TBX, CSV) / a memory file
+    (TMX, PO, XLIFF) inside the project searched instead of the project's own store."""
+
     query: str
     locale: str = ""
     limit: int = DEFAULT_SEARCH_LIMIT
     actor: Actor | None = None  # who asks: an agent's session is marked present
+    terms: str = ""
+    memory: str = ""
 
 
 @frozen
@@ -973,12 +978,24 @@ def search_context(request: ContextSearchRequest, workspace: Workspace) -> Conte
         raise ContextError("search needs a word: `kapi context search WORD`")
     if request.limit < 1:
         raise ContextError("--limit is at least 1")
+    notes: list[str] = []
+    standalone_terms: tuple[Concept, ...] | None = None
+    if request.terms:  # read before anything else, so a bad file refuses the search whole
+        from kapi.host.terms import read_terms_file
+
+        standalone_terms = read_terms_file(workspace, request.terms)
+        notes.append(f"Terms come from {request.terms}, not the project's store.")
+    standalone_memory: list[tuple[str, str, str]] | None = None
+    if request.memory:
+        from kapi.host.memory import search_memory_file
+
+        standalone_memory = search_memory_file(workspace, request.memory, query, request.limit)
+        notes.append(f"Approved wording comes from {request.memory}, not the project's store.")
     context = ProjectContext(workspace)
     if request.actor is not None:
         context.touch(request.actor)
     needle = query.casefold()
-    notes: list[str] = []
-    concepts = _concepts(context, notes)
+    concepts = standalone_terms if standalone_terms is not None else _concepts(context, notes)
     locale = request.locale
     hits, _ = find_terms(concepts, locale, datetime.now(UTC), needle=needle)
     hits.sort(
@@ -992,7 +1009,12 @@ def search_context(request: ContextSearchRequest, workspace: Workspace) -> Conte
         h.term.casefold() for h in find_terms(concepts, "", datetime.now(UTC))[0] if h.discouraged
     }
     precedent = []
-    for entry_id, entry_locale, text in context.store.memory_search(query, request.limit):
+    memory = (
+        standalone_memory
+        if standalone_memory is not None
+        else context.store.memory_search(query, request.limit)
+    )
+    for entry_id, entry_locale, text in memory:
         folded_text = text.casefold()
         precedent.append(
             Precedent(

@@ -266,6 +266,7 @@ class PseudoRequest:
     expansion: float = 0.3
     brackets: bool = True
     dry_run: bool = False
+    output: str = ""  # where the one file's pseudo-translation goes (default: its target)
 
 
 def run_pseudo(request: PseudoRequest, workspace: Workspace) -> PseudoResult:
@@ -292,4 +293,5 @@ def run_pseudo(request: PseudoRequest, workspace: Workspace) -> PseudoResult:
         dry_run=request.dry_run,
         overwrite=True,
         note="pseudo-translated with `kapi pseudo-translate`",
+        output=request.output,
     )

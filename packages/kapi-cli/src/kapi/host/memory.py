@@ -44,8 +44,10 @@ __all__ = [
     "levenshtein",
     "list_memory",
     "memory_index",
+    "read_memory_file",
     "rebuild_memory",
     "search_memory",
+    "search_memory_file",
 ]
 
 # The match types in the spec's priority order (a tie in score goes to the earlier).
@@ -394,19 +396,7 @@ def import_memory(request: MemoryImportRequest, workspace: Workspace) -> MemoryI
             exit_code=3,
             code="not_permitted",
         )
-    kind = request.format or _MEMORY_FORMATS.get(Path(request.path).suffix.lower())
-    if kind not in ("tmx", "po", "xliff"):
-        raise HostError(
-            f"{request.path}: cannot tell the memory format from the name; pass --format tmx|po|xliff",
-            exit_code=EXIT_USAGE,
-        )
-    from kapi.host.inputs import read_in
-
-    data = read_in(workspace, request.path)
-    if kind == "tmx":
-        units = read_tmx(data, request.path)
-    else:
-        units = _read_bilingual(data, request.path, kind, workspace)
+    kind, units = read_memory_file(workspace, request.path, request.format or "")
     index = memory_index(workspace)
     try:
         added = index.add_entries(
@@ -421,6 +411,43 @@ def import_memory(request: MemoryImportRequest, workspace: Workspace) -> MemoryI
     return MemoryImported(
         path=request.path, format=kind, units=len(units), added=added, skipped=len(units) - added
     )
+
+
+def read_memory_file(
+    workspace: Workspace, path: str, format: str = "", *, doing: str = "nothing was imported"
+) -> tuple[str, list[list[tuple[str, str]]]]:
+    """The format and units (variant lists) of a memory file (TMX, PO or XLIFF) inside the
+    workspace, read whole without touching the project's store; a usage error when the
+    format cannot be told, the file does not load or lies outside the project."""
+    kind = format or _MEMORY_FORMATS.get(Path(path).suffix.lower())
+    if kind not in ("tmx", "po", "xliff"):
+        raise HostError(
+            f"{path}: cannot tell the memory format from the name; pass --format tmx|po|xliff",
+            exit_code=EXIT_USAGE,
+        )
+    from kapi.host.inputs import read_in
+
+    data = read_in(workspace, path)
+    if kind == "tmx":
+        return kind, read_tmx(data, path)
+    return kind, _read_bilingual(data, path, kind, workspace, doing=doing)
+
+
+def search_memory_file(
+    workspace: Workspace, path: str, text: str, limit: int = 10
+) -> list[tuple[str, str, str]]:
+    """The variants of a memory file holding ``text`` (case ignored), as the project's store
+    answers: ``(entry, locale, text)``, shortest first, the entry ``<path>#<unit number>``."""
+    _, units = read_memory_file(workspace, path, doing="nothing was searched")
+    needle = text.casefold()
+    found = [
+        (f"{path}#{number}", locale, variant)
+        for number, unit in enumerate(units, 1)
+        for locale, variant in unit
+        if needle in variant.casefold()
+    ]
+    found.sort(key=lambda row: (len(row[2]), row[2]))
+    return found[:limit]
 
 
 def read_tmx(data: bytes, display: str) -> list[list[tuple[str, str]]]:
@@ -509,7 +536,12 @@ def _segment_text(seg: object) -> str:
 
 
 def _read_bilingual(
-    data: bytes, display: str, kind: str, workspace: Workspace
+    data: bytes,
+    display: str,
+    kind: str,
+    workspace: Workspace,
+    *,
+    doing: str = "nothing was imported",
 ) -> list[list[tuple[str, str]]]:
     from kapi.core.edittext import render_edit_text
     from kapi.core.format import FormatError
@@ -520,7 +552,7 @@ def _read_bilingual(
             data, display=display, locale=workspace.source_language, format_name=kind
         )
     except FormatError as err:
-        raise HostError(f"{err.located()}; nothing was imported", exit_code=EXIT_USAGE) from None
+        raise HostError(f"{err.located()}; {doing}", exit_code=EXIT_USAGE) from None
     source = document.locale or workspace.source_language
     units: list[list[tuple[str, str]]] = []
     for block in document.blocks:

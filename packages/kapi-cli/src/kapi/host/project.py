@@ -577,16 +577,56 @@ def _redaction(
             key=key,
         )
     _typos(node, _REDACTION_KEYS, f"{key}.", path, warnings)
+    return _redaction_rules(node, path, key)
+
+
+def redaction_rules_file(data: bytes, path: Path) -> tuple[RedactionRule, ...]:
+    """The rules of a redaction rules file: YAML holding ``rules``, each as in a recipe's
+    ``defaults.redaction.rules`` (a ``pattern`` or a ``term``, a ``category``, ``flags``).
+
+    Refused whole (:class:`RecipeError`, naming the file, line and key) when it is not
+    YAML, holds another key, or a rule is not one a recipe takes.
+    """
+    from kapi.host.yaml import YamlSyntaxError, load_yaml
+
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise RecipeError(f"not UTF-8 text (byte {error.start})", path=path) from None
+    try:
+        node = load_yaml(text)
+    except YamlSyntaxError as error:
+        raise RecipeError(str(error), path=path, line=error.line) from None
+    if not isinstance(node, Mapping) or "rules" not in node:
+        raise RecipeError(
+            "a redaction rules file is a mapping with rules (each a pattern or a term, "
+            "with a category)",
+            path=path,
+        )
+    unknown = [str(name) for name in node if name not in _REDACTION_KEYS]
+    if unknown:
+        raise RecipeError(
+            f"unknown key {unknown[0]!r} (a rules file takes {', '.join(_REDACTION_KEYS)})",
+            path=path,
+            line=line_of(node, unknown[0]),
+            key=unknown[0],
+        )
+    return _redaction_rules(node, path, "")
+
+
+def _redaction_rules(node: Mapping[str, Any], path: Path, key: str) -> tuple[RedactionRule, ...]:
+    """The ``rules`` under ``node`` (``key`` is where ``node`` sits, ``""`` at the top)."""
+    prefix = f"{key}." if key else ""
     if isinstance(node.get("rules"), str):
         raise RecipeError(
             "list the rules here (each a pattern or a term, with a category)",
             path=path,
             line=line_of(node, "rules"),
-            key=f"{key}.rules",
+            key=f"{prefix}rules",
         )
     rules = []
     for index, rule in enumerate(_list(node.get("rules"), path, node, "rules")):
-        where = f"{key}.rules[{index}]"
+        where = f"{prefix}rules[{index}]"
         line = line_of(node["rules"], index)
         if not isinstance(rule, Mapping):
             raise RecipeError(

@@ -2,7 +2,8 @@
 
 The detectors find e-mail addresses, URLs, IP addresses, card and phone
 numbers, key-like strings (``sk-…``, ``tok_…``) and whatever the recipe's own
-rules match (``defaults.redaction.rules``, checked when the recipe loads). Each
+rules match (``defaults.redaction.rules``, checked when the recipe loads), after
+those of a rules file a call names (the MCP ``redact`` tool's ``rulesPath``). Each
 value becomes a placeholder such as ``{{EMAIL_8f993ccbf311}}`` whose original
 the project's vault (:mod:`kapi.host.vault`) keeps under ``.kapi/``.
 
@@ -22,7 +23,9 @@ from attrs import evolve, frozen
 from kapi.core.model import Ph, Run, Runs, Text
 
 if TYPE_CHECKING:
-    from kapi.host.project import Project
+    from collections.abc import Sequence
+
+    from kapi.host.project import Project, RedactionRule
     from kapi.host.vault import Vault
 
 __all__ = ["BUILTIN", "REDACTED", "Detector", "Redactor", "detector_for"]
@@ -69,10 +72,12 @@ class Detector:
         return chosen
 
 
-def detector_for(project: Project | None) -> Detector:
-    """The built-in detectors, after the recipe's own rules when ``project`` declares any."""
+def detector_for(project: Project | None, extra: Sequence[RedactionRule] = ()) -> Detector:
+    """The built-in detectors, after the recipe's own rules when ``project`` declares any,
+    after ``extra`` (a rules file's, :func:`kapi.host.project.redaction_rules_file`)."""
     rules: list[tuple[str, re.Pattern[str]]] = []
-    for rule in project.redaction_rules if project is not None else ():
+    own = project.redaction_rules if project is not None else ()
+    for rule in (*extra, *own):
         flags = re.IGNORECASE if rule.ignore_case else 0
         rules.append((rule.category.upper(), re.compile(rule.pattern, flags)))
     rules.extend((kind, re.compile(pattern)) for kind, pattern in BUILTIN)

@@ -43,6 +43,7 @@ __all__ = [
     "import_terms",
     "list_terms",
     "lookup_term",
+    "read_terms_file",
     "terms_format_for",
 ]
 
@@ -249,6 +250,16 @@ def import_terms(request: TermsImportRequest, workspace: Workspace) -> TermsImpo
     )
 
 
+def read_terms_file(workspace: Workspace, path: str) -> tuple[Concept, ...]:
+    """The concepts of a terms file (JSON bundle, TBX or CSV) inside the workspace, read
+    without touching the project's store; a usage error naming the file when it does not
+    load, or when it lies outside the project (or the working folder)."""
+    from kapi.host.inputs import read_in
+
+    kind = terms_format_for(path)
+    return tuple(_parse(read_in(workspace, path), kind, path, doing="nothing searched").concepts)
+
+
 def _evidence_path(workspace: Workspace, path: str) -> str:
     if path in ("", "-"):
         return "-"
@@ -258,7 +269,7 @@ def _evidence_path(workspace: Workspace, path: str) -> str:
     return inside(Path(os.path.realpath(workspace.root)), file_in(workspace, path))
 
 
-def _parse(data: bytes, kind: str, source: str) -> TermsBundle:
+def _parse(data: bytes, kind: str, source: str, *, doing: str = "nothing imported") -> TermsBundle:
     """The whole file as a bundle, or a usage error naming the file, line and key."""
     from kapi.core.governance.errors import GovernanceError
 
@@ -267,7 +278,7 @@ def _parse(data: bytes, kind: str, source: str) -> TermsBundle:
     except UnicodeDecodeError as error:
         line = data[: error.start].count(b"\n") + 1
         raise HostError(
-            f"{source}:{line}: not UTF-8 text (byte {error.start}); nothing imported",
+            f"{source}:{line}: not UTF-8 text (byte {error.start}); {doing}",
             exit_code=EXIT_USAGE,
         ) from None
     try:
@@ -281,7 +292,7 @@ def _parse(data: bytes, kind: str, source: str) -> TermsBundle:
 
         return parse_terms_csv(text, source=source)
     except GovernanceError as error:
-        raise HostError(_describe(error, source), exit_code=EXIT_USAGE) from None
+        raise HostError(_describe(error, source, doing), exit_code=EXIT_USAGE) from None
 
 
 def _parse_bundle(text: str, source: str) -> TermsBundle:
@@ -304,10 +315,10 @@ def _parse_bundle(text: str, source: str) -> TermsBundle:
         raise
 
 
-def _describe(error: Any, source: str) -> str:
+def _describe(error: Any, source: str, doing: str = "nothing imported") -> str:
     where = source + (f":{error.line}" if error.line else "")
     key = f" {error.key}:" if error.key else ""
-    return f"{where}:{key} {error.message}; nothing imported"
+    return f"{where}:{key} {error.message}; {doing}"
 
 
 def _json_line(text: str, key: str) -> int | None:

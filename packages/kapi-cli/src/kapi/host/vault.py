@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from kapi.host.errors import EXIT_USAGE, HostError
 
 if TYPE_CHECKING:
+    from kapi.host.project import RedactionRule
     from kapi.host.workspace import Workspace
 
 __all__ = ["VAULT_NAME", "Vault", "redact_text", "unredact_text"]
@@ -84,15 +85,27 @@ class Vault:
         self.added = False
 
 
-def redact_text(text: str, workspace: Workspace) -> dict[str, Any]:
-    """``{"text", "placeholders", "redacted"}``: the text with each sensitive value a placeholder."""
+def redact_text(text: str, workspace: Workspace, *, rules_file: str = "") -> dict[str, Any]:
+    """``{"text", "placeholders", "redacted"}``: the text with each sensitive value a placeholder.
+
+    ``rules_file`` names a redaction rules file inside the workspace (see
+    :func:`kapi.host.project.redaction_rules_file`) whose rules run first; a file
+    outside it, or one that does not load, is refused before anything is redacted.
+    """
     from kapi.host.redaction import detector_for
 
+    extra: tuple[RedactionRule, ...] = ()
+    if rules_file:
+        from kapi.host.inputs import read_in
+        from kapi.host.project import redaction_rules_file
+
+        extra = redaction_rules_file(read_in(workspace, rules_file), Path(rules_file))
+    detector = detector_for(workspace.project, extra)
     vault = Vault.of(workspace)
     placeholders: list[dict[str, str]] = []
     out: list[str] = []
     position = 0
-    for start, end, kind in detector_for(workspace.project).spans(text):
+    for start, end, kind in detector.spans(text):
         placeholder = vault.keep(kind, text[start:end])
         out.append(text[position:start] + placeholder)
         placeholders.append({"placeholder": placeholder, "type": kind.lower()})

@@ -69,8 +69,14 @@ _SCHEMAS: dict[str, Schema] = {
             "query": _string("the word or phrase to look up"),
             "locale": _string("the language the wording is in (default: the project's source)"),
             "limit": _integer("the most results per group (default 10)", minimum=1),
-            "terms": _string("a terms bundle outside the project's store to search too"),
-            "memory": _string("a memory bundle outside the project's store to search too"),
+            "terms": _string(
+                "a terms file in the project (JSON bundle, TBX or CSV) searched instead of "
+                "the project's own store"
+            ),
+            "memory": _string(
+                "a memory file in the project (TMX, PO or XLIFF) searched instead of the "
+                "project's own store"
+            ),
         },
         "query",
     ),
@@ -196,7 +202,10 @@ _SCHEMAS: dict[str, Schema] = {
             "detectors": {"type": "array", "items": {"type": "string"}},
             "entityTypes": {"type": "array", "items": {"type": "string"}},
             "placeholder": _string("the placeholder that replaces a sensitive span"),
-            "rulesPath": _string("a file of redaction rules"),
+            "rulesPath": _string(
+                "a YAML file of redaction rules in the project (rules: each a pattern or a "
+                "term, with a category), run before the recipe's"
+            ),
             "project": _string(PROJECT),
         },
         "required": ["text"],
@@ -267,7 +276,9 @@ _SCHEMAS: dict[str, Schema] = {
         {
             "path": _string("the file to pseudo-translate"),
             "target_lang": _string("the pseudo language (default qps)"),
-            "output_path": _string("where to write it (default: beside the source)"),
+            "output_path": _string(
+                "where to write it, in the project (default: the file's target, else beside it)"
+            ),
         },
         "path",
     ),

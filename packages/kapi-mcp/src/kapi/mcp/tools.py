@@ -364,6 +364,8 @@ def context_search(arguments: Arguments, caller: Caller) -> Payload:
         query=arguments["query"],
         locale=arguments.get("locale") or "",
         limit=int(arguments.get("limit") or 10),
+        terms=arguments.get("terms") or "",
+        memory=arguments.get("memory") or "",
     )
     with _workspace(caller, arguments) as workspace, _refusing():
         result = search_context(request, workspace)
@@ -673,8 +675,11 @@ def pseudo_translate(arguments: Arguments, caller: Caller) -> Payload:
     from kapi.host.flows import PseudoRequest, run_pseudo
 
     language = arguments.get("target_lang") or "qps"
+    request = PseudoRequest(
+        files=(arguments["path"],), to=language, output=arguments.get("output_path") or ""
+    )
     with _workspace(caller, arguments) as workspace, _refusing():
-        result = run_pseudo(PseudoRequest(files=(arguments["path"],), to=language), workspace)
+        result = run_pseudo(request, workspace)
     written = result.files[0].file if result.files else ""
     return {
         "flow_name": "pseudo-translate",
@@ -727,7 +732,12 @@ def _exec(name: str, text: str, arguments: Arguments, caller: Caller) -> Payload
 
 
 def redact(arguments: Arguments, caller: Caller) -> Payload:
-    return _exec("redact", arguments["text"], arguments, caller)
+    from kapi.host.vault import redact_text
+
+    with _workspace(caller, arguments) as workspace, _refusing():
+        return redact_text(
+            arguments["text"], workspace, rules_file=arguments.get("rulesPath") or ""
+        )
 
 
 def term_check(arguments: Arguments, caller: Caller) -> Payload:
