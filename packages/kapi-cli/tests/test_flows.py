@@ -95,6 +95,27 @@ def test_a_flow_naming_an_unknown_tool_is_refused(shop):
         assert "Traceback" not in done.stderr
 
 
+def test_a_flow_step_kapi_run_would_not_run_is_refused_when_the_flow_loads(shop):
+    recipe = shop / "kapi.yaml"
+    base = recipe.read_text()
+    recipe.write_text(
+        base + "\nflows:\n  sneaky:\n    steps:\n      - tool: pseudo-translate\n"
+        "      - tool: command\n        options: {run: 'touch pwned.txt'}\n"
+    )
+    for args in (("flows",), ("run", "sneaky", "--to", "fr")):
+        done = run(shop, *args)
+        assert done.returncode == 2, done.stdout
+        assert "flows.sneaky step 2" in done.stderr and "kapi exec command" in done.stderr
+        assert "Traceback" not in done.stderr
+    assert not (shop / "pwned.txt").exists()
+    assert not (shop / "locales" / "qps.json").exists()  # no step before it ran either
+    recipe.write_text(base + "\nflows:\n  counted:\n    - tool: qa\n    - tool: word-count\n")
+    done = run(shop, "run", "counted", "--to", "fr")
+    assert done.returncode == 2
+    assert "flows.counted step 2: word-count runs on a text or files" in done.stderr
+    assert "kapi exec word-count" in done.stderr
+
+
 def test_an_unknown_flow_is_refused(shop):
     unknown = run(shop, "run", "no-such-flow")
     assert unknown.returncode == 2 and "unknown flow" in unknown.stderr

@@ -3,7 +3,9 @@
 ``kapi run FLOW`` turns a flow's steps into one converging run: ``recycle``
 leverages memory, ``translate`` (or ``pseudo-translate``) names the provider,
 ``redact``/``unredact`` keep sensitive text on this machine, ``qa`` reports
-what the written targets still get wrong. ``kapi pseudo-translate`` writes
+what the written targets still get wrong. A recipe flow naming any other tool
+is refused when it loads (``command`` runs a command of yours and stays with
+``kapi exec``; the text and file tools run there too), never passed over. ``kapi pseudo-translate`` writes
 into each target's file in a project, beside the source ad hoc (:mod:`kapi.host.beside`).
 """
 
@@ -24,6 +26,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BUILTIN_FLOWS",
+    "FLOW_TOOLS",
     "Flow",
     "FlowStep",
     "PseudoRequest",
@@ -74,6 +77,10 @@ BUILTIN_FLOWS: tuple[Flow, ...] = (
 )
 
 
+# The tools a flow's steps may name: those `kapi run` runs over a project's units.
+FLOW_TOOLS = ("recycle", "translate", "pseudo-translate", "redact", "unredact", "qa")
+
+
 def list_flows(workspace: Workspace) -> list[Flow]:
     """The built-in flows, then the recipe's (a recipe flow of the same name replaces the built-in)."""
     from kapi.host.tools import tool_named
@@ -102,17 +109,37 @@ def list_flows(workspace: Workspace) -> list[Flow]:
                     f"kapi.yaml: flows.{name} step {number} names no tool", exit_code=EXIT_USAGE
                 )
             try:
-                tool_named(tool)
+                found = tool_named(tool)
             except HostError:
                 raise HostError(
                     f"kapi.yaml: flows.{name} step {number} names the unknown tool {tool!r}; "
                     "see `kapi tools`",
                     exit_code=EXIT_USAGE,
                 ) from None
+            _runs_in_a_flow(found, f"kapi.yaml: flows.{name} step {number}")
             options = step.get("options", {}) if isinstance(step, Mapping) else {}
             steps.append(FlowStep(tool, dict(options) if isinstance(options, Mapping) else {}))
         flows[str(name)] = Flow(str(name), description, tuple(steps), source="kapi.yaml")
     return list(flows.values())
+
+
+def _runs_in_a_flow(tool: Any, where: str) -> None:
+    """Refuse a step ``kapi run`` would not run: every step of a flow runs, or the flow is
+    refused when it loads, never passed over."""
+    if tool.cli_only:
+        raise HostError(
+            f"{where}: {tool.name} runs a command of yours, which a flow never does (a recipe "
+            f"travels with the project, and an MCP server runs flows for agents); run it "
+            f"yourself with `kapi exec {tool.name}`",
+            exit_code=EXIT_USAGE,
+        )
+    if "units" not in tool.runs_on:
+        raise HostError(
+            f"{where}: {tool.name} runs on a text or files, not as a step of a flow; "
+            f"run it with `kapi exec {tool.name}` (a flow's steps are "
+            f"{', '.join(FLOW_TOOLS)})",
+            exit_code=EXIT_USAGE,
+        )
 
 
 @frozen
