@@ -292,3 +292,43 @@ def test_up_refuses_a_read_only_translation_and_lands_the_others(tmp_path):
     assert (root / "locales/fr.json").read_bytes() == french
     assert json.loads((root / "locales/de.json").read_text())["checkout"]["pay"] != ""
     assert not list(root.rglob("*.kapi-tmp"))
+
+
+@needs_root
+def test_up_exits_as_apply_does_when_no_translation_could_be_written_for_lack_of_room(mount):
+    """The store has room, the translations' folder none: nothing lands, exit 5 (``unreachable``),
+    the code ``kapi apply`` exits with for the same write."""
+    root = mount("size=4m")
+    shutil.copytree(SHOP, root, dirs_exist_ok=True)
+    assert kapi(root, "status", project=True).returncode == 0  # the store, on the roomy disk
+    catalogues = {p.name: p.read_bytes() for p in (root / "locales").iterdir()}
+    full = root / "locales"
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(full)], check=True)
+    try:
+        for name, data in catalogues.items():
+            (full / name).write_bytes(data)
+        fill(full)
+        completed = kapi(root, "up", "--provider", "pseudo", "--json", project=True)
+        stderr = completed.stderr.decode()
+        assert "Traceback" not in stderr, stderr
+        assert completed.returncode == 5, (completed.returncode, stderr)
+        result = json.loads(completed.stdout)
+        assert result["written"] == 0 and result["refused"] > 0
+        codes = {u["code"] for u in result["units"] if u["outcome"] == "refused"}
+        assert "unreachable" in codes and codes <= {"unreachable", ""}
+        assert any("No space left on device" in u["reason"] for u in result["units"])
+        assert {p.name: p.read_bytes() for p in full.iterdir() if p.name != ".filler"} == (
+            catalogues
+        )
+        assert not list(root.rglob("*.kapi-tmp"))
+        # apply refuses the same write with the same code
+        op = {
+            "op": "set_content",
+            "at": {"doc": "locales/fr.json", "block": "nav.home"},
+            "if_match": "*",
+            "text": "Bienvenue " * 200,
+        }
+        applied = kapi(root, "apply", "--json", "-", stdin=json.dumps({"ops": [op]}), project=True)
+        assert applied.returncode == completed.returncode, applied.stderr.decode()
+    finally:
+        subprocess.run(["umount", "-l", str(full)], check=False)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from attrs import field, frozen
 
-from kapi.host.errors import EXIT_ERROR, EXIT_GATE, EXIT_USAGE, HostError
+from kapi.host.errors import EXIT_ERROR, EXIT_GATE, EXIT_UNREACHABLE, EXIT_USAGE, HostError
 from kapi.host.translate import Progress, UnitOutcome
 
 if TYPE_CHECKING:
@@ -79,7 +79,19 @@ class UpResult:
 
     @property
     def exit_code(self) -> int:
-        return EXIT_GATE if self.refused else 0
+        """0 done; 3 when a unit was refused; 5 when nothing landed because a file could not
+        be written (a full disk, no free inodes, a size limit: ``unreachable``), as
+        ``kapi apply`` exits for the same refusal (what landed makes it partial, 3)."""
+        return refused_exit_code(self.refused, self.written + self.leveraged, self.units)
+
+
+def refused_exit_code(refused: int, landed: int, units: Sequence[UnitOutcome]) -> int:
+    """The exit code of a run that wrote ``landed`` units and refused ``refused``."""
+    if not refused:
+        return 0
+    if not landed and any(u.outcome == "refused" and u.code == "unreachable" for u in units):
+        return EXIT_UNREACHABLE
+    return EXIT_GATE
 
 
 def provider_name(workspace: Workspace, name: str) -> str:
@@ -541,7 +553,8 @@ class TranslateResult:
 
     @property
     def exit_code(self) -> int:
-        return EXIT_GATE if self.refused else 0
+        """As ``kapi up``'s (:attr:`UpResult.exit_code`)."""
+        return refused_exit_code(self.refused, self.written + self.leveraged, self.units)
 
 
 def translate_text(request: TranslateRequest, workspace: Workspace) -> TranslateResult:
