@@ -8,6 +8,7 @@ and unpacked once.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import shutil
@@ -71,11 +72,24 @@ def _download(source: Source, into: Path) -> Path:
 
 
 def unpacked(source: Source) -> Path:
-    """The unpacked archive's folder, fetched and sha256-checked on first use."""
+    """The unpacked archive's folder, fetched and sha256-checked on first use.
+
+    Test workers running at once take turns on one archive (a lock file beside it), so
+    none unpacks over another's tree.
+    """
     root = cache_root() / source.registry / f"{source.name}-{source.version}"
     done = root / ".unpacked"
     if done.exists():
         return root / "tree"
+    root.mkdir(parents=True, exist_ok=True)
+    with open(root / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if done.exists():  # another worker unpacked it while this one waited
+            return root / "tree"
+        return _unpack(source, root, done)
+
+
+def _unpack(source: Source, root: Path, done: Path) -> Path:
     archive = _download(source, root / "dl")
     digest = hashlib.sha256(archive.read_bytes()).hexdigest()
     if digest != source.sha256:

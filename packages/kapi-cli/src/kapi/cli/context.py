@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import click
 
 from kapi.cli.common import workspace_of
-from kapi.cli.output import emit_json, fail, say, warn
+from kapi.cli.output import emit_json, fail, gc_held, say, warn
 from kapi.host.errors import KapiError
 
 if TYPE_CHECKING:
@@ -117,17 +117,20 @@ def read(
     from kapi.host.context import ContextReadRequest, read_context
 
     try:
-        answer = read_context(
-            ContextReadRequest(
-                path=path,
-                profile=profile,
-                locale=locale,
-                explain=explain,
-                actor=_asker(),
-                comments=comments,
-            ),
-            workspace_of(),
-        )
+        # the log is read and folded whole: thousands of small acyclic objects, which the
+        # cycle collector would otherwise walk again and again while they are built
+        with gc_held():
+            answer = read_context(
+                ContextReadRequest(
+                    path=path,
+                    profile=profile,
+                    locale=locale,
+                    explain=explain,
+                    actor=_asker(),
+                    comments=comments,
+                ),
+                workspace_of(),
+            )
     except KapiError as err:
         _fail(err, as_json)
     if as_json:
