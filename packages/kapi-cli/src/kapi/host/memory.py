@@ -13,6 +13,8 @@ project made, never 1.0). Imports are all or nothing.
 from __future__ import annotations
 
 import re
+from collections import Counter
+from itertools import repeat
 from pathlib import Path
 from typing import TYPE_CHECKING
 from xml.sax.saxutils import escape, quoteattr
@@ -184,7 +186,11 @@ class Similar:
     """How similar texts are to one text: one minus the edit distance over the longer length.
 
     The edit distance is bit-parallel (Myers/Hyyrö) over code points, the text's
-    bit masks made once for every text it is compared with.
+    bit masks made once for every text it is compared with, and read from the
+    last column's vertical deltas (the top row counts up from zero), so the loop
+    keeps no running score. Asked only whether a text reaches a floor, it first
+    compares character counts (the bag distance, never more than the edit
+    distance), then stops the edit distance once it is sure to be too far.
     """
 
     def __init__(self, text: str) -> None:
@@ -192,34 +198,57 @@ class Similar:
         self.masks: dict[str, int] = {}
         for position, char in enumerate(text):
             self.masks[char] = self.masks.get(char, 0) | (1 << position)
+        counts = Counter(text)
+        self.chars, self.char_counts = tuple(counts), tuple(counts.values())
 
-    def distance(self, other: str) -> int:
+    def distance(self, other: str, cutoff: int | None = None) -> int:
+        """The edit distance to ``other``; with ``cutoff``, any number above it once the
+        distance is sure to be above it."""
         length = len(self.text)
         if not length:
             return len(other)
-        masks = self.masks
+        mask = self.masks.get
         full = (1 << length) - 1
-        high = 1 << (length - 1)
-        positive, negative, score = full, 0, length
-        for char in other:
-            equal = masks.get(char, 0)
-            vertical = equal | negative
-            horizontal = (((equal & positive) + positive) ^ positive) | equal
-            plus = negative | ~(horizontal | positive)
-            minus = positive & horizontal
-            if plus & high:
-                score += 1
-            elif minus & high:
-                score -= 1
-            plus = ((plus << 1) | 1) & full
-            minus = (minus << 1) & full
-            positive = (minus | ~(vertical | plus)) & full
-            negative = plus & vertical
-        return score
+        positive, negative = full, 0  # the current column's vertical deltas, +1 and -1
+        size = len(other)
+        step = max(size, 1) if cutoff is None else _CUTOFF_STEP
+        for start in range(0, size, step):
+            # No negative numbers: ~x would be x ^ full, bits above the text's masked off.
+            for equal in map(mask, other[start : start + step], _ZEROS):
+                vertical = equal | negative
+                horizontal = (((equal & positive) + positive) ^ positive) | equal
+                plus = ((negative | ((horizontal | positive) ^ full)) << 1) | 1
+                positive = (((positive & horizontal) << 1) | ((vertical | plus) ^ full)) & full
+                negative = plus & vertical
+            if cutoff is not None:
+                done = min(start + step, size)
+                # The last row's value here, less what the characters left could take off.
+                if 2 * done - size + positive.bit_count() - negative.bit_count() > cutoff:
+                    return cutoff + 1
+        return size + positive.bit_count() - negative.bit_count()
 
     def __call__(self, other: str) -> float:
         longest = max(len(self.text), len(other))
         return 1.0 if longest == 0 else 1.0 - self.distance(other) / longest
+
+    def at_least(self, other: str, floor: float) -> float:
+        """The similarity to ``other`` when it is ``floor`` or more; else some number below."""
+        longest = max(len(self.text), len(other))
+        if longest == 0:
+            return 1.0
+        # A distance above this gives a similarity below floor (by far more than rounding).
+        cutoff = int((1.0 - floor) * longest) + 1
+        below = 1.0 - (cutoff + 1) / longest
+        # Each edit changes at most one character's count each way, so the distance is at
+        # least the longer length less the characters both texts have.
+        common = sum(map(min, map(other.count, self.chars), self.char_counts))
+        if longest - common > cutoff:
+            return below
+        return 1.0 - self.distance(other, cutoff) / longest
+
+
+_CUTOFF_STEP = 8  # characters compared between two looks at the cutoff
+_ZEROS = repeat(0)
 
 
 def levenshtein(a: str, b: str) -> int:
@@ -339,11 +368,16 @@ def find_matches(
         for variant in index.fuzzy_candidates(source, target, plain, min_score, wanted):
             if variant.entry in found:
                 continue
-            scored = [(to_plain(variant.plain), 2, "fuzzy")]
+            # Each score exact where it reaches min_score (below it, only known to be below).
+            scored = [(to_plain.at_least(variant.plain, min_score), 2, "fuzzy")]
             if has_codes:
-                scored.append((to_structural(variant.structural), 1, "structural-fuzzy"))
+                scored.append(
+                    (to_structural.at_least(variant.structural, min_score), 1, "structural-fuzzy")
+                )
             if has_entities:
-                scored.append((to_general(variant.generalized), 0, "generalized-fuzzy"))
+                scored.append(
+                    (to_general.at_least(variant.generalized, min_score), 0, "generalized-fuzzy")
+                )
             score, _, tier = max(scored, key=lambda item: (item[0], -item[1]))
             if score < min_score:
                 continue

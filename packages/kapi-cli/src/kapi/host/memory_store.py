@@ -20,7 +20,6 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from operator import itemgetter
 from pathlib import Path
 
 from attrs import frozen
@@ -124,7 +123,7 @@ _FLUSH = 20_000  # entries written per batch of rows
 # Indexes a large import makes again at the end (as their own SQL says), rather than
 # keeping them up row by row.
 _BULK_INDEXES = ("tm_keys_plain", "tm_keys_structural", "tm_keys_generalized", "tm_variants_text")
-_CHUNK = 400  # candidate keys read per query
+_CHUNKS = (64, 128, 256, 512)  # candidate keys read per statement: a few, more if need be
 
 
 def _normal(text: str) -> str:
@@ -490,7 +489,8 @@ class MemoryIndex:
         stay few) are looked up in the index; keys
         sharing two of them (one, when none share two) in ``locale``, of a
         length a match at ``min_score`` could have, are read, most shared
-        first. Each comes with its entry's ``target`` text and the project that
+        first (then by key). Each trigram's keys come back as one string, counted
+        at once, and the candidates are read a few at a time. Each comes with its entry's ``target`` text and the project that
         made it. Without the index, or for a text too short for trigrams, the
         keys nearest in length are read instead.
         """
@@ -511,34 +511,46 @@ class MemoryIndex:
                 break
             rare.append(gram)
             postings += count
-        shared: Counter[int] = Counter()
-        for gram in rare:
-            keys = self._db.execute(
-                "SELECT rowid FROM tm_trigrams WHERE tm_trigrams MATCH ?", (_phrase(gram),)
-            ).fetchall()
-            shared.update(map(itemgetter(0), keys))
+        # Each trigram's keys as one string of ids (no row per key crosses into Python), all
+        # counted at once: how many of the rarest trigrams each key shares.
+        lists = [self._db.execute(_POSTINGS_OF, (_phrase(gram),)).fetchone()[0] for gram in rare]
+        ids = ",".join(filter(None, lists))
+        shared = Counter(ids.split(",")) if ids else Counter[str]()
         # Keys sharing two of the rarest trigrams first; one is enough only when none share two.
         for least in (2, 1) if len(rare) > 2 else (1,):
-            ranked = sorted(
-                (k for k, n in shared.items() if n >= least), key=lambda k: (-shared[k], k)
-            )
-            found: list[StoredVariant] = []
-            for at in range(0, len(ranked), _CHUNK):
-                chunk = ranked[at : at + _CHUNK]
-                rows = {
-                    row[0]: StoredVariant(*row[1:])
-                    for row in self._db.execute(
-                        f"{_CANDIDATE} WHERE k.id IN ({','.join('?' * len(chunk))}) "
-                        "AND +k.locale = ? AND +k.length BETWEEN ? AND ?",
-                        (self.project, target, *chunk, locale, low, high),
-                    )
-                }
-                found.extend(rows[k] for k in chunk if k in rows)
-                if len(found) >= limit:
-                    break
+            ranked = sorted((-n, int(key)) for key, n in shared.items() if n >= least)
+            found = self._candidates([key for _, key in ranked], locale, target, low, high, limit)
             if found:
-                return found[:limit]
+                return found
         return []
+
+    def _candidates(
+        self, ranked: list[int], locale: str, target: str, low: int, high: int, limit: int
+    ) -> list[StoredVariant]:
+        """The first ``limit`` of ``ranked`` keys in ``locale`` of a length from ``low`` to
+        ``high`` whose entry has a ``target`` variant, in ``ranked``'s order; read a few at a
+        time (one prepared statement), as most of the first keys qualify."""
+        found: list[StoredVariant] = []
+        size = next((s for s in _CHUNKS if s >= limit + limit // 2), _CHUNKS[-1])
+        at = 0
+        while at < len(ranked) and len(found) < limit:
+            chunk = ranked[at : at + size]
+            at += size
+            padded = (*chunk, *(None,) * (size - len(chunk)))  # NULL matches no key
+            rows = {
+                row[0]: row
+                for row in self._db.execute(
+                    _CANDIDATE_CHUNK[size], (self.project, target, *padded, locale, low, high)
+                )
+            }
+            for key in chunk:
+                row = rows.get(key)
+                if row is not None:
+                    found.append(StoredVariant(*row[1:]))
+                    if len(found) >= limit:
+                        break
+            size = min(2 * size, _CHUNKS[-1])
+        return found
 
     def _by_length(
         self, locale: str, target: str, length: int, low: int, high: int, limit: int
@@ -607,6 +619,15 @@ _CANDIDATE = (
     "CROSS JOIN tm_variants t ON t.entry_id = k.entry_id AND t.locale = ? "
     "LEFT JOIN tm_origins o ON o.entry_id = k.entry_id"
 )
+
+
+_CANDIDATE_CHUNK = {
+    size: f"{_CANDIDATE} WHERE k.id IN ({','.join('?' * size)}) "
+    "AND +k.locale = ? AND +k.length BETWEEN ? AND ?"
+    for size in _CHUNKS
+}
+# The keys holding one trigram, as a comma-separated string of their ids.
+_POSTINGS_OF = "SELECT group_concat(rowid) FROM tm_trigrams WHERE tm_trigrams MATCH ?"
 
 
 def _drop_indexes(db: sqlite3.Connection) -> list[str]:
