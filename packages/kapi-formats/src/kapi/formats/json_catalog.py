@@ -632,7 +632,9 @@ class _Reader:
             runs, layouts = _parse_value(value, self.icu)
             branches[form] = runs
             if self.record:
-                self.values.append(_Value(block_id, exact.members[index].value, runs, form, layouts))
+                self.values.append(
+                    _Value(block_id, exact.members[index].value, runs, form, layouts)
+                )
                 places.append(_Place(exact, index))
         if self.record:
             self.places[block_id] = places
