@@ -217,7 +217,15 @@ def _json_value(value: Any) -> str:
     encoder = _TEXT_ENCODERS.get(kind)
     if encoder is not None:
         return encoder(value)
-    if kind is tuple or kind is list:
+    if kind is tuple:
+        last = _LAST_STRINGS[0]
+        if value is last[0]:  # the same ops tuple, record after record
+            return last[1]
+        text = "[" + ",".join([_json_value(item) for item in value]) + "]"
+        if all(item.__class__ is str for item in value):
+            _LAST_STRINGS[0] = (value, text)
+        return text
+    if kind is list:
         return "[" + ",".join([_json_value(item) for item in value]) + "]"
     if attrs.has(kind):
         return _text_encoder(kind)(value)
@@ -227,6 +235,9 @@ def _json_value(value: Any) -> str:
 
 
 _TEXT_ENCODERS: dict[type, Callable[[Any], str]] = {}
+# The last tuple of strings written and its text (it is held here, so no other tuple can
+# take its identity); read records made together share one ops tuple.
+_LAST_STRINGS: list[tuple[tuple[str, ...] | None, str]] = [(None, "")]
 
 
 def _text_encoder(
@@ -244,7 +255,12 @@ def _text_encoder(
             return found
     fields, key = _plan(cls)
     namespace: dict[str, Any] = {"J": _json_value, "S": _string}
-    lines = ["def encode(obj):", "    out = []"]
+    written = [index for index, field in enumerate(fields) if field[1] not in drop]
+    first = written[0] if written else -1
+    # When the first field is always written, the text is joined as it goes (each later
+    # field after a comma); otherwise the pieces are gathered and joined at the end.
+    joined = first >= 0 and fields[first][2] and fields[first][1] not in falsy
+    lines = ["def encode(obj):"] if joined else ["def encode(obj):", "    out = []"]
     for index, (name, wire, always, default, how) in enumerate(fields):
         if wire in drop:
             continue
@@ -252,6 +268,11 @@ def _text_encoder(
         label = _string(wire) + ":"
         value = "S(v) if v.__class__ is str else J(v)"
         lines.append(f"    v = obj.{name}")
+        if joined:
+            if index == first:
+                lines.append(f"    out = {'{' + label!r} + ({value})")
+                continue
+            label = "," + label
         if wire in falsy:
             test = "v"
         elif always:
@@ -260,9 +281,12 @@ def _text_encoder(
             test = "v is not None" if default is None else f"v != d{index}"
         else:
             test = f"v != d{index}()" if how == _FACTORY else f"v != d{index}(obj)"
-        append = f"out.append({label!r} + ({value}))"
+        if joined:
+            append = f"out += {label!r} + ({value})"
+        else:
+            append = f"out.append({label!r} + ({value}))"
         lines.append(f"    if {test}: {append}" if test else f"    {append}")
-    body = '"{" + ",".join(out) + "}"'
+    body = 'out + "}"' if joined else '"{" + ",".join(out) + "}"'
     lines.append(
         f"    return {'{' + _string(key) + ':'!r} + {body} + '}}'" if key else f"    return {body}"
     )
