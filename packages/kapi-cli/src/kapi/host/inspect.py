@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from attrs import frozen
 
-from kapi.core.change.read import BlockRead
+from kapi.core.change.read import BlockRead, PlainRead
 from kapi.core.errors import EXIT_OK, EXIT_USAGE
 from kapi.host.documents import FileFailure, read_inputs
 
@@ -61,7 +61,10 @@ class InspectResult:
 def run_inspect(request: InspectRequest, workspace: Workspace) -> InspectResult:
     """Read every path through the workspace's home into read records."""
     stream = InspectStream(request, workspace)
-    records = tuple(stream.records())
+    records = tuple(
+        record.record() if record.__class__ is PlainRead else record  # type: ignore[union-attr]
+        for record in stream.records()
+    )
     return InspectResult(records=records, failures=tuple(stream.failures))
 
 
@@ -89,7 +92,7 @@ class InspectStream:
         """2 when a file could not be read (the others are still shown)."""
         return EXIT_USAGE if self.failures else EXIT_OK
 
-    def records(self) -> Iterator[BlockRead]:
+    def records(self) -> Iterator[BlockRead | PlainRead]:
         """Every record: the comments', then each file's non-empty blocks in order."""
         from kapi.core.change.reading import read_blocks
         from kapi.formats.common import gc_paused

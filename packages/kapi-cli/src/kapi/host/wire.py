@@ -24,7 +24,7 @@ import attrs
 if TYPE_CHECKING:
     import cattrs
 
-    from kapi.core.change.read import BlockRead
+    from kapi.core.change.read import BlockRead, PlainRead
 
     converter: cattrs.Converter
 
@@ -174,16 +174,20 @@ def _encoder(cls: type) -> Callable[[Any], dict[str, Any]]:
 
 
 def encode_read_records(
-    records: Iterable[BlockRead], *, inspect: bool = True
+    records: Iterable[BlockRead | PlainRead], *, inspect: bool = True
 ) -> list[dict[str, Any]]:
     """Read records as a read page's ``blocks`` carry them (``inspect``: with role and level).
 
     Equal to ``encode_read_page(page, inspect=inspect)["blocks"]`` of the change
     contract's converter, record for record.
     """
+    from kapi.core.change.read import PlainRead
+
     out: list[dict[str, Any]] = []
     append = out.append
     for record in records:
+        if record.__class__ is PlainRead:
+            record = record.record()  # type: ignore[attr-defined]
         data = _encoder(record.__class__)(record)
         if not inspect:
             for name in _INSPECT_ONLY:
@@ -299,7 +303,23 @@ def _text_encoder(
     return encoder
 
 
-def read_records_json(records: Iterable[BlockRead], *, inspect: bool = True) -> str:
+def _plain_read_text(record: PlainRead, inspect: bool) -> str:
+    """A :class:`PlainRead` as its :class:`BlockRead` is written (a test holds the two equal):
+    ref, rev, text and ops, then for inspect a role and a level that are set."""
+    doc, block, edition, rev, text, ops, role, level = record
+    out = '{"ref":{"doc":' + _string(doc) + ',"block":' + _string(block)
+    if edition is not None:
+        out += ',"edition":' + _string(edition)
+    out += '},"rev":' + _string(rev) + ',"text":' + _string(text) + ',"ops":' + _json_value(ops)
+    if inspect:
+        if role:
+            out += ',"role":' + _string(role)
+        if level:
+            out += ',"level":' + _json_value(level)
+    return out + "}"
+
+
+def read_records_json(records: Iterable[BlockRead | PlainRead], *, inspect: bool = True) -> str:
     """The records as compact JSON text: ``json.dumps(encode_read_records(records))`` with
     ``separators=(",", ":")`` and ``ensure_ascii=False``, character for character, without
     building the dicts first."""
@@ -307,11 +327,11 @@ def read_records_json(records: Iterable[BlockRead], *, inspect: bool = True) -> 
 
 
 def read_records_json_chunks(
-    records: Iterable[BlockRead], *, inspect: bool = True, size: int = 4096
+    records: Iterable[BlockRead | PlainRead], *, inspect: bool = True, size: int = 4096
 ) -> Iterator[str]:
     """:func:`read_records_json` in pieces of ``size`` records, so a writer can send each
     piece on while the next is made (a million records never make one string)."""
-    from kapi.core.change.read import BlockRead
+    from kapi.core.change.read import BlockRead, PlainRead
 
     if inspect:
         top = _text_encoder(BlockRead, falsy=frozenset({"role", "level"}))
@@ -320,7 +340,10 @@ def read_records_json_chunks(
     parts: list[str] = []
     opened = False
     for record in records:
-        if record.__class__ is not BlockRead:  # not a read record: the general way
+        kind = record.__class__
+        if kind is PlainRead:
+            parts.append(_plain_read_text(record, inspect))  # type: ignore[arg-type]
+        elif kind is not BlockRead:  # not a read record: the general way
             parts.append(
                 json.dumps(
                     encode_read_records([record], inspect=inspect)[0],
