@@ -532,24 +532,39 @@ class _Reader:
     def object(self, node: _Object, exact: Any, depth: int, name: str) -> None:
         flat = self.flat
         record = self.record
+        arb = self.arb
         members = node.members
-        last = {key: index for index, (key, _) in enumerate(members)}
+        keys = dict(members)
+        # Where a key is repeated only its last member counts: ``last`` says which that is.
+        last = (
+            {key: index for index, (key, _) in enumerate(members)}
+            if len(keys) != len(members)
+            else None
+        )
         groups: dict[str, dict[str, int]] = {}
-        if not self.arb:
-            for key, index in last.items():
+        if not arb:
+            for key, index in (
+                last.items() if last is not None else ((k, i) for i, (k, _) in enumerate(members))
+            ):
                 if "_" not in key:
                     continue
                 match = _PLURAL_KEY.match(key)
                 if match is not None and type(members[index][1]) is str:
                     groups.setdefault(match.group(1), {})[match.group(2)] = index
         folded = {
-            base: forms for base, forms in groups.items() if "other" in forms and base not in last
+            base: forms for base, forms in groups.items() if "other" in forms and base not in keys
         }
         owner = {index: base for base, forms in folded.items() for index in forms.values()}
         emitted: set[str] = set()
-        arb_root = self.arb and not depth
+        arb_root = arb and not depth
+        # Without places to record or ARB notes, a string value is made a block right here.
+        light = not record and not arb
+        icu_file = self.icu
+        seen = self.seen
+        add_block = self.blocks.append
+        locale = self.locale
         for index, (key, value) in enumerate(members):
-            if last[key] != index:
+            if last is not None and last[key] != index:
                 continue  # shadowed by a later member with the same key
             if arb_root and key.startswith("@"):
                 continue
@@ -561,7 +576,28 @@ class _Reader:
                         child = _child_name(name, depth, base, flat)
                         self.plural(node, exact, child, folded[base])
                     continue
-            child = _child_name(name, depth, key, flat)
+            child = name + key if flat else _child_name(name, depth, key, flat)
+            if light and type(value) is str:
+                if child and child not in seen:
+                    seen.add(child)
+                    block_id = child
+                else:
+                    block_id = self.new_id(child)
+                if "{" not in value and "$t(" not in value and not (icu_file and "'" in value):
+                    runs: Runs = (Text(value),) if value else ()
+                else:
+                    runs = _parse_value(value, icu_file)[0]
+                add_block(
+                    Block(
+                        id=block_id,
+                        source=runs,
+                        name=child,
+                        locale=locale,
+                        targets=_NONE,  # type: ignore[arg-type]
+                        properties=_NONE,  # type: ignore[arg-type]
+                    )
+                )
+                continue
             inner = exact.members[index].value if record else None
             if type(value) is str:
                 place = _Place(exact, index) if record else None
