@@ -72,7 +72,18 @@ from typing import Any, TypeAlias
 
 from kapi.core.edition import EditionKeyError, canonical_locale
 from kapi.core.format import DEFAULT_LIMITS, FormatError, Limits, WriteRefused
-from kapi.core.model import Block, Document, PcClose, PcOpen, Ph, Plural, Runs, Select, Text
+from kapi.core.model import (
+    Block,
+    Document,
+    PcClose,
+    PcOpen,
+    Ph,
+    Plural,
+    Runs,
+    Select,
+    Text,
+    text_block,
+)
 from kapi.formats import icu
 from kapi.formats.common import UNICODE, encode_or_refuse, gc_paused
 from kapi.formats.jsonscan import (
@@ -587,16 +598,7 @@ class _Reader:
                     runs: Runs = (Text(value),) if value else ()
                 else:
                     runs = _parse_value(value, icu_file)[0]
-                add_block(
-                    Block(
-                        id=block_id,
-                        source=runs,
-                        name=child,
-                        locale=locale,
-                        targets=_NONE,  # type: ignore[arg-type]
-                        properties=_NONE,  # type: ignore[arg-type]
-                    )
-                )
+                add_block(text_block(block_id, runs, child, locale))
                 continue
             inner = exact.members[index].value if record else None
             if type(value) is str:
