@@ -62,8 +62,7 @@ def run_inspect(request: InspectRequest, workspace: Workspace) -> InspectResult:
     """Read every path through the workspace's home into read records."""
     stream = InspectStream(request, workspace)
     records = tuple(
-        record.record() if record.__class__ is PlainRead else record  # type: ignore[union-attr]
-        for record in stream.records()
+        record.record() if isinstance(record, PlainRead) else record for record in stream.records()
     )
     return InspectResult(records=records, failures=tuple(stream.failures))
 

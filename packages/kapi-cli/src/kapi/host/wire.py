@@ -186,8 +186,8 @@ def encode_read_records(
     out: list[dict[str, Any]] = []
     append = out.append
     for record in records:
-        if record.__class__ is PlainRead:
-            record = record.record()  # type: ignore[attr-defined]
+        if isinstance(record, PlainRead):
+            record = record.record()
         data = _encoder(record.__class__)(record)
         if not inspect:
             for name in _INSPECT_ONLY:

@@ -654,7 +654,7 @@ class _Reader:
                 source=runs,
                 name=name,
                 locale=self.locale,
-                targets=_NONE,  # type: ignore[arg-type]
+                targets=_NONE,
                 properties=self.properties(depth, segment) if self.arb else _NONE,
             )
         )
@@ -684,8 +684,8 @@ class _Reader:
                 source=(Plural(pivot="count", forms=branches),),
                 name=name,
                 locale=self.locale,
-                targets=_NONE,  # type: ignore[arg-type]
-                properties=_NONE,  # type: ignore[arg-type]
+                targets=_NONE,
+                properties=_NONE,
             )
         )
 

@@ -282,14 +282,14 @@ def read_blocks(
     for block in blocks:
         source = block.source
         if len(source) == 1 and source[0].__class__ is Text and not block.targets:
-            text = source[0].text  # type: ignore[union-attr]
+            text = source[0].text
             if skip_empty and not text.strip():
                 continue
             ops = ops_of.get(block.translatable)
             if ops is None:
                 ops = ops_of[block.translatable] = block_ops(block, staged)
             locale = block.locale
-            yield new(  # type: ignore[misc]
+            yield new(
                 PlainRead,
                 (
                     doc,
