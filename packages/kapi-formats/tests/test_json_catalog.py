@@ -888,3 +888,80 @@ def test_new_values_under_one_new_parent_share_one_object():
     compact = codec.read(b'{"a":{"b":"B"}}', path="en.json", locale="en")
     out = codec.write(compact.with_blocks((*compact.blocks, *new[:2])))
     assert out == b'{"a":{"b":"B","new":{"x":"X","y":"Y"}}}'
+
+
+# --- the light read and the skeleton made later -------------------------------------------
+
+
+def _exact_blocks(codec: JsonFormat, data: bytes) -> tuple[Block, ...]:
+    """The blocks the walk finds on the exact scanner's tree (as a write's skeleton does)."""
+    from kapi.formats import json_catalog
+    from kapi.formats.jsonscan import scan
+
+    document = codec.read(data)
+    text = data.decode("utf-8-sig")
+    root, _ = scan(text, "", codec.limits)
+    arb = document.skeleton.arb
+    reader = json_catalog._Reader(
+        json_catalog._lighten(root), arb, document.locale, text, exact=root
+    )
+    reader.read()
+    assert len(reader.values) == len(document.skeleton.values)
+    return tuple(reader.blocks)
+
+
+LIGHT_CASES = [
+    *(path.name for path in sorted(FIXTURES.iterdir())),
+]
+ODD = {
+    "i18next.json": b'{"cart": {"items_one": "{{count}} item", "items_other": "{{count}} items",'
+    b' "list": ["a", {"deep": "c", "n": 3.5e2}, ["d", "  "], true, null], "dup": "1",'
+    b' "dup": "2", "w.k[0]": "esc \\u00e9 \\ud800"}, "": "empty", "n": -0}',
+    "root.json": b'"just a string"',
+    "array.json": b'["x", "y", "", {"a": "b"}]',
+    "empty.json": b"{}",
+    "icu.json": b'{"a": "{n, plural, one {# x} other {# y}}", "b": "It\'\'s {x}"}',
+    "arb.json": b'{"@@locale": "fr", "a": "b", "@a": {"description": "note", "x": [1, {}]}}',
+}
+
+
+@pytest.mark.parametrize("name", LIGHT_CASES + sorted(ODD))
+def test_light_read_finds_the_blocks_the_exact_tree_holds(name: str) -> None:
+    data = ODD.get(name) or fixture(name)
+    codec = ARB if name.endswith(".arb") else JSON
+    document = codec.read(data)
+    assert document.blocks == _exact_blocks(codec, data)
+    assert codec.write(document) == data  # the skeleton made on demand splices as before
+
+
+def test_skeleton_is_made_only_when_asked_for() -> None:
+    document = JSON.read(b'{"a": "b", "c": "d"}')
+    skeleton = document.skeleton
+    assert object.__getattribute__(skeleton, "_plan") is not None  # not made by the read
+    assert skeleton.names == {"a": "a", "c": "c"}
+    assert object.__getattribute__(skeleton, "_plan") is None
+    with pytest.raises(AttributeError):
+        skeleton.no_such_field  # noqa: B018
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b'{"a": NaN}',
+        b'{"a": Infinity}',
+        b"[-Infinity]",
+        b'{"a": 1e999999}',
+        b"[" + b"9" * 5000 + b"]",
+    ],
+)
+def test_what_the_standard_library_would_take_is_judged_by_the_exact_scanner(data: bytes) -> None:
+    from kapi.formats.jsonscan import scan
+
+    try:
+        scan(data.decode(), "x.json", JSON.limits)
+    except FormatError as exact:
+        with pytest.raises(FormatError) as raised:
+            JSON.read(data, path="x.json")
+        assert str(raised.value) == str(exact)
+    else:
+        assert JSON.read(data).blocks == ()

@@ -112,21 +112,25 @@ def inspect(files: tuple[str, ...], jsonl: bool, source_lang: str, format_name: 
 
     Send a `rev` back as `if_match` in a change set (`kapi apply`) to edit the block.
     """
-    from kapi.host.inspect import InspectRequest, run_inspect
+    from kapi.host.inspect import InspectRequest, InspectResult, InspectStream, run_inspect
 
     workspace = workspace_of(source_lang)
     try:
         request = InspectRequest(
             paths=tuple(project_inputs(files, workspace)), format_name=format_name
         )
-        result = run_inspect(request, workspace)
+        result: InspectResult | InspectStream
+        if jsonl or pretty():
+            result = run_inspect(request, workspace)
+        else:  # compact: written as the files are read, never all held
+            result = InspectStream(request, workspace)
     except HostError as err:
         fail(err)
     with gc_held():
-        if jsonl or pretty():
-            emit_json(result.encoded(), jsonl=jsonl)
-        else:
+        if isinstance(result, InspectStream):
             emit_json_text(result.encoded_json_chunks())
+        else:
+            emit_json(result.encoded(), jsonl=jsonl)
     for failure in result.failures:
         warn(f"Error: {failure.message}")
     sys.exit(result.exit_code)

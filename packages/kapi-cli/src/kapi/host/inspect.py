@@ -11,14 +11,14 @@ from typing import TYPE_CHECKING, Any
 
 from attrs import frozen
 
-from kapi.core.change.read import BlockRead
+from kapi.core.change.read import BlockRead, PlainRead
 from kapi.core.errors import EXIT_OK, EXIT_USAGE
 from kapi.host.documents import FileFailure, read_inputs
 
 if TYPE_CHECKING:
     from kapi.host.workspace import Workspace
 
-__all__ = ["InspectRequest", "InspectResult", "run_inspect"]
+__all__ = ["InspectRequest", "InspectResult", "InspectStream", "run_inspect"]
 
 
 @frozen
@@ -60,27 +60,59 @@ class InspectResult:
 
 def run_inspect(request: InspectRequest, workspace: Workspace) -> InspectResult:
     """Read every path through the workspace's home into read records."""
-    from kapi.core.change.reading import read_block
-    from kapi.core.model import plain_text
-    from kapi.formats.common import gc_paused
-    from kapi.host.comments import inspect_comments
+    stream = InspectStream(request, workspace)
+    records = tuple(
+        record.record() if isinstance(record, PlainRead) else record for record in stream.records()
+    )
+    return InspectResult(records=records, failures=tuple(stream.failures))
 
-    own_edition = workspace.project is not None
-    records: list[BlockRead]
-    failures: list[FileFailure]
-    records, failures, paths = inspect_comments(request.paths, workspace)  # source files
-    with gc_paused():
-        for item in read_inputs(
-            paths,
-            locale=workspace.source_language,
-            format_name=request.format_name,
-            home=workspace.home(),
-        ):
-            if isinstance(item, FileFailure):
-                failures.append(item)
-                continue
-            for block in item.document.blocks:
-                if not block.targets and not plain_text(block.source).strip():
-                    continue  # an empty block has nothing to read or edit
-                records.append(read_block(block, item.staged, own_edition=own_edition))
-    return InspectResult(records=tuple(records), failures=tuple(failures))
+
+class InspectStream:
+    """:func:`run_inspect` made as it is written: each file is read when the records before
+    it have been taken, and its records are made one at a time, so a file's records are
+    never all held (a catalogue of a million keys is written in pieces).
+
+    Source files' comments are read when the stream is made; the other files' failures
+    are in :attr:`failures` once the records have all been taken.
+    """
+
+    def __init__(self, request: InspectRequest, workspace: Workspace) -> None:
+        from kapi.host.comments import inspect_comments
+
+        self.request = request
+        self.workspace = workspace
+        self.home = workspace.home()
+        self.comments: list[BlockRead]
+        self.failures: list[FileFailure]
+        self.comments, self.failures, self.paths = inspect_comments(request.paths, workspace)
+
+    @property
+    def exit_code(self) -> int:
+        """2 when a file could not be read (the others are still shown)."""
+        return EXIT_USAGE if self.failures else EXIT_OK
+
+    def records(self) -> Iterator[BlockRead | PlainRead]:
+        """Every record: the comments', then each file's non-empty blocks in order."""
+        from kapi.core.change.reading import read_blocks
+        from kapi.formats.common import gc_paused
+
+        comments, self.comments = self.comments, []
+        yield from comments
+        own_edition = self.workspace.project is not None
+        with gc_paused():
+            for item in read_inputs(
+                self.paths,
+                locale=self.workspace.source_language,
+                format_name=self.request.format_name,
+                home=self.home,
+            ):
+                if isinstance(item, FileFailure):
+                    self.failures.append(item)
+                    continue
+                yield from read_blocks(item.document.blocks, item.staged, own_edition=own_edition)
+
+    def encoded_json_chunks(self) -> Iterator[str]:
+        """The records as :meth:`InspectResult.encoded_json_chunks` writes them."""
+        from kapi.host.wire import read_records_json_chunks
+
+        return read_records_json_chunks(self.records(), inspect=True)

@@ -24,7 +24,7 @@ import attrs
 if TYPE_CHECKING:
     import cattrs
 
-    from kapi.core.change.read import BlockRead
+    from kapi.core.change.read import BlockRead, PlainRead
 
     converter: cattrs.Converter
 
@@ -174,16 +174,20 @@ def _encoder(cls: type) -> Callable[[Any], dict[str, Any]]:
 
 
 def encode_read_records(
-    records: Iterable[BlockRead], *, inspect: bool = True
+    records: Iterable[BlockRead | PlainRead], *, inspect: bool = True
 ) -> list[dict[str, Any]]:
     """Read records as a read page's ``blocks`` carry them (``inspect``: with role and level).
 
     Equal to ``encode_read_page(page, inspect=inspect)["blocks"]`` of the change
     contract's converter, record for record.
     """
+    from kapi.core.change.read import PlainRead
+
     out: list[dict[str, Any]] = []
     append = out.append
     for record in records:
+        if isinstance(record, PlainRead):
+            record = record.record()
         data = _encoder(record.__class__)(record)
         if not inspect:
             for name in _INSPECT_ONLY:
@@ -217,7 +221,15 @@ def _json_value(value: Any) -> str:
     encoder = _TEXT_ENCODERS.get(kind)
     if encoder is not None:
         return encoder(value)
-    if kind is tuple or kind is list:
+    if kind is tuple:
+        last = _LAST_STRINGS[0]
+        if value is last[0]:  # the same ops tuple, record after record
+            return last[1]
+        text = "[" + ",".join([_json_value(item) for item in value]) + "]"
+        if all(item.__class__ is str for item in value):
+            _LAST_STRINGS[0] = (value, text)
+        return text
+    if kind is list:
         return "[" + ",".join([_json_value(item) for item in value]) + "]"
     if attrs.has(kind):
         return _text_encoder(kind)(value)
@@ -227,6 +239,9 @@ def _json_value(value: Any) -> str:
 
 
 _TEXT_ENCODERS: dict[type, Callable[[Any], str]] = {}
+# The last tuple of strings written and its text (it is held here, so no other tuple can
+# take its identity); read records made together share one ops tuple.
+_LAST_STRINGS: list[tuple[tuple[str, ...] | None, str]] = [(None, "")]
 
 
 def _text_encoder(
@@ -244,7 +259,12 @@ def _text_encoder(
             return found
     fields, key = _plan(cls)
     namespace: dict[str, Any] = {"J": _json_value, "S": _string}
-    lines = ["def encode(obj):", "    out = []"]
+    written = [index for index, field in enumerate(fields) if field[1] not in drop]
+    first = written[0] if written else -1
+    # When the first field is always written, the text is joined as it goes (each later
+    # field after a comma); otherwise the pieces are gathered and joined at the end.
+    joined = first >= 0 and fields[first][2] and fields[first][1] not in falsy
+    lines = ["def encode(obj):"] if joined else ["def encode(obj):", "    out = []"]
     for index, (name, wire, always, default, how) in enumerate(fields):
         if wire in drop:
             continue
@@ -252,6 +272,11 @@ def _text_encoder(
         label = _string(wire) + ":"
         value = "S(v) if v.__class__ is str else J(v)"
         lines.append(f"    v = obj.{name}")
+        if joined:
+            if index == first:
+                lines.append(f"    out = {'{' + label!r} + ({value})")
+                continue
+            label = "," + label
         if wire in falsy:
             test = "v"
         elif always:
@@ -260,9 +285,12 @@ def _text_encoder(
             test = "v is not None" if default is None else f"v != d{index}"
         else:
             test = f"v != d{index}()" if how == _FACTORY else f"v != d{index}(obj)"
-        append = f"out.append({label!r} + ({value}))"
+        if joined:
+            append = f"out += {label!r} + ({value})"
+        else:
+            append = f"out.append({label!r} + ({value}))"
         lines.append(f"    if {test}: {append}" if test else f"    {append}")
-    body = '"{" + ",".join(out) + "}"'
+    body = 'out + "}"' if joined else '"{" + ",".join(out) + "}"'
     lines.append(
         f"    return {'{' + _string(key) + ':'!r} + {body} + '}}'" if key else f"    return {body}"
     )
@@ -275,7 +303,23 @@ def _text_encoder(
     return encoder
 
 
-def read_records_json(records: Iterable[BlockRead], *, inspect: bool = True) -> str:
+def _plain_read_text(record: PlainRead, inspect: bool) -> str:
+    """A :class:`PlainRead` as its :class:`BlockRead` is written (a test holds the two equal):
+    ref, rev, text and ops, then for inspect a role and a level that are set."""
+    doc, block, edition, rev, text, ops, role, level = record
+    out = '{"ref":{"doc":' + _string(doc) + ',"block":' + _string(block)
+    if edition is not None:
+        out += ',"edition":' + _string(edition)
+    out += '},"rev":' + _string(rev) + ',"text":' + _string(text) + ',"ops":' + _json_value(ops)
+    if inspect:
+        if role:
+            out += ',"role":' + _string(role)
+        if level:
+            out += ',"level":' + _json_value(level)
+    return out + "}"
+
+
+def read_records_json(records: Iterable[BlockRead | PlainRead], *, inspect: bool = True) -> str:
     """The records as compact JSON text: ``json.dumps(encode_read_records(records))`` with
     ``separators=(",", ":")`` and ``ensure_ascii=False``, character for character, without
     building the dicts first."""
@@ -283,11 +327,11 @@ def read_records_json(records: Iterable[BlockRead], *, inspect: bool = True) -> 
 
 
 def read_records_json_chunks(
-    records: Iterable[BlockRead], *, inspect: bool = True, size: int = 4096
+    records: Iterable[BlockRead | PlainRead], *, inspect: bool = True, size: int = 4096
 ) -> Iterator[str]:
     """:func:`read_records_json` in pieces of ``size`` records, so a writer can send each
     piece on while the next is made (a million records never make one string)."""
-    from kapi.core.change.read import BlockRead
+    from kapi.core.change.read import BlockRead, PlainRead
 
     if inspect:
         top = _text_encoder(BlockRead, falsy=frozenset({"role", "level"}))
@@ -296,7 +340,10 @@ def read_records_json_chunks(
     parts: list[str] = []
     opened = False
     for record in records:
-        if record.__class__ is not BlockRead:  # not a read record: the general way
+        kind = record.__class__
+        if kind is PlainRead:
+            parts.append(_plain_read_text(record, inspect))  # type: ignore[arg-type]
+        elif kind is not BlockRead:  # not a read record: the general way
             parts.append(
                 json.dumps(
                     encode_read_records([record], inspect=inspect)[0],

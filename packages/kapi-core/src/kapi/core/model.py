@@ -7,11 +7,11 @@ and ``attrs`` are the format-neutral description a different writer would use.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from enum import StrEnum
 from typing import Any, TypeAlias
 
-from attrs import evolve, field, frozen
+from attrs import Factory, evolve, field, fields, frozen
 
 __all__ = [
     "Annotation",
@@ -32,6 +32,7 @@ __all__ = [
     "Text",
     "code_constraints",
     "plain_text",
+    "text_block",
 ]
 
 
@@ -272,3 +273,42 @@ class Document:
 
     def with_blocks(self, blocks: tuple[Block, ...]) -> Document:
         return evolve(self, blocks=blocks)
+
+
+# Blocks made by text_block share one empty mapping for their targets and properties: the
+# model is frozen, and nothing changes a block's mappings in place (with_target copies).
+_NO_MAPPING: Mapping[str, Any] = {}
+
+
+def _text_block_maker() -> Callable[[str, Runs, str, str], Block]:
+    setters = {item.name: Block.__dict__[item.name].__set__ for item in fields(Block)}
+    given = ("id", "source", "name", "locale")
+    rest: list[tuple[Callable[[Block, Any], None], Any]] = []
+    for item in fields(Block):
+        if item.name in given:
+            continue
+        value = item.default
+        if isinstance(value, Factory):  # type: ignore[arg-type]
+            assert value.factory is dict, item.name  # type: ignore[union-attr]
+            value = _NO_MAPPING
+        rest.append((setters[item.name], value))
+    set_id, set_source, set_name, set_locale = (setters[name] for name in given)
+    new = object.__new__
+
+    def make(block_id: str, runs: Runs, name: str, locale: str) -> Block:
+        block: Block = new(Block)
+        set_id(block, block_id)
+        set_source(block, runs)
+        set_name(block, name)
+        set_locale(block, locale)
+        for setter, value in rest:
+            setter(block, value)
+        return block
+
+    return make
+
+
+text_block = _text_block_maker()
+text_block.__doc__ = """``Block(id=block_id, source=runs, name=name, locale=locale)`` with no targets
+and no properties, made slot by slot instead of through the frozen ``__init__``: a reader
+of a large catalogue makes one per value, and this is about twice as fast."""

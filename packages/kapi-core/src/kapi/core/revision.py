@@ -37,6 +37,7 @@ ABSENT = "absent"
 # (quote, backslash, \b \f \n \r \t, other C0 as \u00xx) except U+2028/U+2029,
 # which Go escapes too, and lone surrogates, which Go cannot hold (U+FFFD).
 _encode_string = json.encoder.encode_basestring
+_sha256 = hashlib.sha256
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -138,10 +139,19 @@ def revision(edition_key: str, runs: Runs) -> str:
     block's source locale (``"en"``), or ``""`` when the block also holds a
     target in the same language.
     """
-    payload = (
-        edition_key.encode("utf-8", "replace") + b"\x00" + canonical_runs_json(runs).encode("utf-8")
-    )
-    return "r:" + hashlib.sha256(payload).hexdigest()[:16]
+    first = runs[0] if len(runs) == 1 else None
+    if type(first) is Text and not first.no_translate:
+        # Plain text (most catalogue values), as canonical_runs_json writes it.
+        out = _encode_string(first.text)
+        if "\u2028" in out or "\u2029" in out:
+            out = out.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+        if not out.isascii() and _SURROGATE.search(out):
+            out = _SURROGATE.sub("\ufffd", out)
+        canonical = '[{"text":' + out + "}]"
+    else:
+        canonical = canonical_runs_json(runs)
+    payload = edition_key.encode("utf-8", "replace") + b"\x00" + canonical.encode("utf-8")
+    return "r:" + _sha256(payload).hexdigest()[:16]
 
 
 def is_revision(value: str) -> bool:

@@ -68,13 +68,22 @@ import json
 import re
 from bisect import bisect_left
 from collections.abc import Callable, Mapping
-from typing import TypeAlias
-
-from attrs import frozen
+from typing import Any, TypeAlias
 
 from kapi.core.edition import EditionKeyError, canonical_locale
 from kapi.core.format import DEFAULT_LIMITS, FormatError, Limits, WriteRefused
-from kapi.core.model import Block, Document, PcClose, PcOpen, Ph, Plural, Runs, Select, Text
+from kapi.core.model import (
+    Block,
+    Document,
+    PcClose,
+    PcOpen,
+    Ph,
+    Plural,
+    Runs,
+    Select,
+    Text,
+    text_block,
+)
 from kapi.formats import icu
 from kapi.formats.common import UNICODE, encode_or_refuse, gc_paused
 from kapi.formats.jsonscan import (
@@ -204,9 +213,31 @@ class _Place:
         self.index = index
 
 
-@frozen(eq=False)
 class JsonSkeleton:
-    """What the JSON writer needs: the text, the tree, and where each block's values are."""
+    """What the JSON writer needs: the text, the tree, and where each block's values are.
+
+    It is made from the text the first time one of its fields is asked for: a
+    read that only shows the blocks (``kapi inspect``) never scans the text for
+    positions, and a write scans it once, the way the read found the blocks.
+    """
+
+    __slots__ = (
+        "_plan",
+        "arb",
+        "flat",
+        "folded",
+        "icu",
+        "indent_unit",
+        "key_separator",
+        "names",
+        "newline",
+        "places",
+        "pretty",
+        "root",
+        "source",
+        "style",
+        "values",
+    )
 
     source: TextSkeleton
     root: JsonNode
@@ -223,11 +254,143 @@ class JsonSkeleton:
     key_separator: str
     newline: str
 
+    def __init__(self, plan: _Plan) -> None:
+        self._plan: _Plan | None = plan
+
+    def __getattr__(self, name: str) -> object:
+        # Reached only for a field not made yet (a slot never set).
+        plan = object.__getattribute__(self, "_plan")
+        if plan is None or name.startswith("_"):
+            raise AttributeError(name)
+        with gc_paused():
+            self._make(plan)
+        self._plan = None
+        return object.__getattribute__(self, name)
+
+    def _make(self, plan: _Plan) -> None:
+        text, encoding, bom, path, limits, arb, locale = plan
+        root, stats = scan(text, path, limits)
+        reader = _Reader(_lighten(root), arb, locale, text, exact=root)
+        reader.read()
+        self.source = TextSkeleton(
+            text=text,
+            encoding=encoding,
+            bom=bom,
+            spans=tuple(
+                Span(
+                    value.block_id,
+                    value.node.start + 1,
+                    value.node.end - 1,
+                    value.runs,
+                    kind=f"form:{value.form}" if value.form else "value",
+                )
+                for value in reader.values
+            ),
+        )
+        self.root = root
+        self.values = tuple(reader.values)
+        self.places = {key: tuple(value) for key, value in reader.places.items()}
+        self.names = dict(reader.names)
+        self.folded = frozenset(reader.folded)
+        self.style = _style(stats)
+        self.flat = reader.flat
+        self.arb = arb
+        self.icu = reader.icu
+        self.pretty, self.indent_unit, self.key_separator = _layout(text, root)
+        self.newline = "\r\n" if "\r\n" in text else "\n"
+
+
+# What a skeleton is made from: text, encoding, BOM, path, limits, ARB, the document's locale.
+_Plan: TypeAlias = tuple[str, str, bytes, str, Limits, bool, str]
+
+
+# --- the light tree ----------------------------------------------------------------------
+#
+# Blocks are read from a tree the standard library's C decoder builds: a string is a str,
+# an array a list, an object a _Object (its members in order, a repeated key kept), and
+# every other value None or a bool. Only text the exact scanner (:mod:`kapi.formats.jsonscan`)
+# accepts within the limits is read this way; for anything else the exact scanner reads
+# the text, so an error names its line and column as before, and its tree is made light.
+
+
+class _Object:
+    """An object of the light tree: its members as ``(key, value)`` pairs, in order."""
+
+    __slots__ = ("members",)
+
+    def __init__(self, members: list[tuple[str, Any]]) -> None:
+        self.members = members
+
+
+def _not_content(_text: str) -> None:
+    return None  # a number: not content, and never converted
+
+
+def _not_json(name: str) -> None:
+    raise ValueError(f"{name} is not JSON")
+
+
+_DECODER = json.JSONDecoder(
+    object_pairs_hook=_Object,
+    parse_int=_not_content,
+    parse_float=_not_content,
+    parse_constant=_not_json,
+)
+
+
+def _light_tree(text: str, path: str, limits: Limits) -> Any:
+    """The light tree of ``text``; FormatError (with line and column) when it is not JSON."""
+    try:
+        root = _DECODER.decode(text)
+    except (ValueError, RecursionError):
+        pass
+    else:
+        if _within(root, limits):
+            return root
+    exact, _ = scan(text, path, limits)  # raises, naming where
+    return _lighten(exact)
+
+
+def _within(root: Any, limits: Limits) -> bool:
+    """Whether the tree keeps to ``max_depth`` nesting and ``max_entries`` entries."""
+    max_depth = limits.max_depth
+    budget = limits.max_entries
+    stack: list[tuple[Any, int]] = [(root, 1)]
+    while stack:
+        node, depth = stack.pop()
+        kind = type(node)
+        if kind is not _Object and kind is not list:
+            continue
+        if depth > max_depth:
+            return False
+        children = [value for _, value in node.members] if kind is _Object else node
+        budget -= len(children)
+        if budget < 0:
+            return False
+        for child in children:
+            if type(child) is _Object or type(child) is list:
+                stack.append((child, depth + 1))
+    return True
+
+
+def _lighten(node: JsonNode) -> Any:
+    """The light tree of a tree the exact scanner made."""
+    if isinstance(node, JsonString):
+        return node.value
+    if isinstance(node, JsonObject):
+        return _Object([(member.key.value, _lighten(member.value)) for member in node.members])
+    if isinstance(node, JsonArray):
+        return [_lighten(item) for item in node.items]
+    return None
+
 
 # --- reading -----------------------------------------------------------------------------
 
 _PLURAL_KEY = re.compile(r"^(.+)_(zero|one|two|few|many|other)$")
 _CLDR_ORDER = ("zero", "one", "two", "few", "many", "other")
+# A JSON block has no editions and, outside ARB, no properties: every such block shares
+# one empty mapping (the model is frozen; nothing changes a block's mappings in place).
+_NONE: Mapping[str, Any] = {}
 
 
 def _own_locale(*candidates: str) -> str:
@@ -268,48 +431,63 @@ def _branches(run: object) -> list[Runs]:
     return []
 
 
-def _is_icu_file(root: JsonNode, arb: bool, text: str) -> bool:
+def _is_icu_file(root: Any, arb: bool, text: str) -> bool:
     """ARB, or any string value holding an ICU plural/select that parses."""
     if arb:
         return True
     if "plural" not in text and "select" not in text and "\\u" not in text:
         # Only a \u escape can spell a keyword the raw text does not show.
         return False
-    stack: list[JsonNode] = [root]
+    stack: list[Any] = [root]
     while stack:
         node = stack.pop()
-        if isinstance(node, JsonObject):
-            stack.extend(member.value for member in node.members)
-        elif isinstance(node, JsonArray):
-            stack.extend(node.items)
-        elif isinstance(node, JsonString) and icu.has_complex_argument(node.value):
+        kind = type(node)
+        if kind is _Object:
+            stack.extend(value for _, value in node.members)
+        elif kind is list:
+            stack.extend(node)
+        elif kind is str and icu.has_complex_argument(node):
             try:
-                if _structured(icu.parse(node.value).runs):
+                if _structured(icu.parse(node).runs):
                     return True
             except icu.IcuSyntaxError:
                 continue
     return False
 
 
-def _has_object(node: JsonNode) -> bool:
-    if isinstance(node, JsonObject):
+def _has_object(node: Any) -> bool:
+    kind = type(node)
+    if kind is _Object:
         return True
-    if isinstance(node, JsonArray):
-        return any(_has_object(item) for item in node.items)
+    if kind is list:
+        return any(_has_object(item) for item in node)
     return False
 
 
-class _Reader:
-    """Walks the tree into blocks, values and the places a block occupies."""
+def _is_flat(root: Any, arb: bool) -> bool:
+    """No object below the root object (an ARB file's ``@key`` metadata aside)."""
+    if type(root) is not _Object:
+        return False
+    for key, value in root.members:
+        if type(value) is not str and _has_object(value) and not (arb and key.startswith("@")):
+            return False
+    return True
 
-    def __init__(self, root: JsonNode, arb: bool, locale: str, text: str) -> None:
+
+class _Reader:
+    """Walks the light tree into blocks; with the exact tree beside it (``exact``), also
+    into the values and the places a block occupies, for the skeleton."""
+
+    def __init__(
+        self, root: Any, arb: bool, locale: str, text: str, exact: JsonNode | None = None
+    ) -> None:
         self.root = root
+        self.exact = exact
+        self.record = exact is not None
         self.arb = arb
         self.icu = _is_icu_file(root, arb, text)
         self.locale = locale
-        self.flat = isinstance(root, JsonObject) and not any(
-            _has_object(m.value) for m in root.members if not (arb and m.key.value.startswith("@"))
-        )
+        self.flat = _is_flat(root, arb)
         self.blocks: list[Block] = []
         self.values: list[_Value] = []
         self.places: dict[str, list[_Place] | tuple[_Place, ...]] = {}
@@ -321,15 +499,14 @@ class _Reader:
 
     def read(self) -> None:
         root = self.root
-        if isinstance(root, JsonObject) and self.arb:
-            for index, member in enumerate(root.members):
-                key = member.key.value
+        if type(root) is _Object and self.arb:
+            for index, (key, value) in enumerate(root.members):
                 if key.startswith("@") and not key.startswith("@@"):
                     self.meta[key[1:]] = index
-                    note = _description(member.value)
+                    note = _description(value)
                     if note is not None:
                         self.notes[key[1:]] = note
-        self.walk(root, 0, "", "")
+        self.walk(root, self.exact, 0, "", "")
 
     def new_id(self, name: str) -> str:
         base = name or "$"
@@ -342,131 +519,182 @@ class _Reader:
         return candidate
 
     # A value's key path is told by its depth (the path's length), its last segment and
-    # its name (the path joined).
+    # its name (the path joined). ``exact`` is the exact tree's node where ``node`` is,
+    # when the reader records places.
 
-    def walk(self, node: JsonNode, depth: int, segment: Segment, name: str) -> None:
-        if isinstance(node, JsonString):
-            self.string(node, depth, segment, name, None)
-        elif isinstance(node, JsonArray):
+    def walk(self, node: Any, exact: Any, depth: int, segment: Segment, name: str) -> None:
+        kind = type(node)
+        if kind is str:
+            self.string(node, exact, depth, segment, name, None)
+        elif kind is list:
             flat = self.flat
-            for index, item in enumerate(node.items):
+            record = self.record
+            for index, item in enumerate(node):
                 child = _child_name(name, depth, index, flat)
-                if isinstance(item, JsonString):
-                    self.string(item, depth + 1, index, child, _Place(node, index))
+                inner = exact.items[index] if record else None
+                if type(item) is str:
+                    place = _Place(exact, index) if record else None
+                    self.string(item, inner, depth + 1, index, child, place)
                 else:
-                    self.walk(item, depth + 1, index, child)
-        elif isinstance(node, JsonObject):
-            self.object(node, depth, name)
+                    self.walk(item, inner, depth + 1, index, child)
+        elif kind is _Object:
+            self.object(node, exact, depth, name)
 
-    def object(self, node: JsonObject, depth: int, name: str) -> None:
+    def object(self, node: _Object, exact: Any, depth: int, name: str) -> None:
         flat = self.flat
+        record = self.record
+        arb = self.arb
         members = node.members
-        last = {member.key.value: index for index, member in enumerate(members)}
+        keys = dict(members)
+        # Where a key is repeated only its last member counts: ``last`` says which that is.
+        last = (
+            {key: index for index, (key, _) in enumerate(members)}
+            if len(keys) != len(members)
+            else None
+        )
         groups: dict[str, dict[str, int]] = {}
-        if not self.arb:
-            for key, index in last.items():
+        if not arb:
+            for key, index in (
+                last.items() if last is not None else ((k, i) for i, (k, _) in enumerate(members))
+            ):
+                if "_" not in key:
+                    continue
                 match = _PLURAL_KEY.match(key)
-                if match is not None and isinstance(members[index].value, JsonString):
+                if match is not None and type(members[index][1]) is str:
                     groups.setdefault(match.group(1), {})[match.group(2)] = index
         folded = {
-            base: forms for base, forms in groups.items() if "other" in forms and base not in last
+            base: forms for base, forms in groups.items() if "other" in forms and base not in keys
         }
         owner = {index: base for base, forms in folded.items() for index in forms.values()}
         emitted: set[str] = set()
-        for index, member in enumerate(members):
-            key = member.key.value
-            if last[key] != index:
+        arb_root = arb and not depth
+        # Without places to record or ARB notes, a string value is made a block right here.
+        light = not record and not arb
+        icu_file = self.icu
+        seen = self.seen
+        add_block = self.blocks.append
+        locale = self.locale
+        for index, (key, value) in enumerate(members):
+            if last is not None and last[key] != index:
                 continue  # shadowed by a later member with the same key
-            if self.arb and not depth and key.startswith("@"):
+            if arb_root and key.startswith("@"):
                 continue
-            base = owner.get(index)
-            if base is not None:
-                if base not in emitted:
-                    emitted.add(base)
-                    child = _child_name(name, depth, base, flat)
-                    self.plural(node, child, folded[base])
+            if owner:
+                base = owner.get(index)
+                if base is not None:
+                    if base not in emitted:
+                        emitted.add(base)
+                        child = _child_name(name, depth, base, flat)
+                        self.plural(node, exact, child, folded[base])
+                    continue
+            child = name + key if flat else _child_name(name, depth, key, flat)
+            if light and type(value) is str:
+                if child and child not in seen:
+                    seen.add(child)
+                    block_id = child
+                else:
+                    block_id = self.new_id(child)
+                if "{" not in value and "$t(" not in value and not (icu_file and "'" in value):
+                    runs: Runs = (Text(value),) if value else ()
+                else:
+                    runs = _parse_value(value, icu_file)[0]
+                add_block(text_block(block_id, runs, child, locale))
                 continue
-            child = _child_name(name, depth, key, flat)
-            if isinstance(member.value, JsonString):
-                self.string(member.value, depth + 1, key, child, _Place(node, index))
+            inner = exact.members[index].value if record else None
+            if type(value) is str:
+                place = _Place(exact, index) if record else None
+                self.string(value, inner, depth + 1, key, child, place)
             else:
-                self.walk(member.value, depth + 1, key, child)
+                self.walk(value, inner, depth + 1, key, child)
 
     def place_list(self, block_id: str, depth: int, segment: Segment) -> list[_Place]:
         places: list[_Place] = []
         self.places[block_id] = places
-        if self.arb and depth == 1 and isinstance(self.root, JsonObject):
+        if self.arb and depth == 1 and isinstance(self.exact, JsonObject):
             meta = self.meta.get(str(segment))
             if meta is not None:
-                places.append(_Place(self.root, meta))
+                places.append(_Place(self.exact, meta))
         return places
 
-    def properties(self, depth: int, segment: Segment) -> dict[str, str]:
+    def properties(self, depth: int, segment: Segment) -> Mapping[str, str]:
         if self.arb and depth == 1:
             note = self.notes.get(str(segment))
             if note is not None:
                 return {"note": note}
-        return {}
+        return _NONE
 
     def string(
-        self, node: JsonString, depth: int, segment: Segment, name: str, place: _Place | None
+        self,
+        value: str,
+        node: JsonString | None,
+        depth: int,
+        segment: Segment,
+        name: str,
+        place: _Place | None,
     ) -> None:
         if name and name not in self.seen:
             self.seen.add(name)
             block_id = name
         else:
             block_id = self.new_id(name)
-        runs, layouts = _parse_value(node.value, self.icu)
-        self.values.append(_Value(block_id, node, runs, "", layouts))
-        if self.arb:
-            places = self.place_list(block_id, depth, segment)
-            if place is not None:
-                places.insert(0, place)
-            properties = self.properties(depth, segment)
-        else:
-            self.places[block_id] = (place,) if place is not None else ()
-            properties = {}
-        self.names[block_id] = name
+        runs, layouts = _parse_value(value, self.icu)
+        if self.record:
+            assert node is not None
+            self.values.append(_Value(block_id, node, runs, "", layouts))
+            if self.arb:
+                places = self.place_list(block_id, depth, segment)
+                if place is not None:
+                    places.insert(0, place)
+            else:
+                self.places[block_id] = (place,) if place is not None else ()
+            self.names[block_id] = name
         self.blocks.append(
             Block(
                 id=block_id,
                 source=runs,
                 name=name,
                 locale=self.locale,
-                properties=properties,
+                targets=_NONE,
+                properties=self.properties(depth, segment) if self.arb else _NONE,
             )
         )
 
-    def plural(self, node: JsonObject, name: str, forms: dict[str, int]) -> None:
+    def plural(self, node: _Object, exact: Any, name: str, forms: dict[str, int]) -> None:
         block_id = self.new_id(name)
         branches: dict[str, Runs] = {}
         places: list[_Place] = []
-        self.places[block_id] = places
         for form in sorted(forms, key=_CLDR_ORDER.index):
             index = forms[form]
-            value = node.members[index].value
-            assert isinstance(value, JsonString)
-            runs, layouts = _parse_value(value.value, self.icu)
+            value = node.members[index][1]
+            assert type(value) is str
+            runs, layouts = _parse_value(value, self.icu)
             branches[form] = runs
-            self.values.append(_Value(block_id, value, runs, form, layouts))
-            places.append(_Place(node, index))
-        self.names[block_id] = name
-        self.folded.add(block_id)
+            if self.record:
+                self.values.append(
+                    _Value(block_id, exact.members[index].value, runs, form, layouts)
+                )
+                places.append(_Place(exact, index))
+        if self.record:
+            self.places[block_id] = places
+            self.names[block_id] = name
+            self.folded.add(block_id)
         self.blocks.append(
             Block(
                 id=block_id,
                 source=(Plural(pivot="count", forms=branches),),
                 name=name,
                 locale=self.locale,
+                targets=_NONE,
+                properties=_NONE,
             )
         )
 
 
-def _description(node: JsonNode) -> str | None:
-    if isinstance(node, JsonObject):
-        for member in reversed(node.members):
-            if member.key.value == "description" and isinstance(member.value, JsonString):
-                return member.value.value
+def _description(node: Any) -> str | None:
+    if type(node) is _Object:
+        for key, value in reversed(node.members):
+            if key == "description" and type(value) is str:
+                return value
     return None
 
 
@@ -1117,46 +1345,20 @@ class JsonFormat:
             ) from None
 
     def _read(self, text: str, encoding: str, bom: bytes, path: str, locale: str) -> Document:
-        root, stats = scan(text, path, self.limits)
+        root = _light_tree(text, path, self.limits)
         declared = ""
         arb = self.arb
-        if isinstance(root, JsonObject):
-            for member in reversed(root.members):
-                if member.key.value == "@@locale":
+        if type(root) is _Object:
+            for key, value in reversed(root.members):
+                if key == "@@locale":
                     arb = True
-                    if isinstance(member.value, JsonString):
-                        declared = member.value.value
+                    if type(value) is str:
+                        declared = value
                     break
         own = _own_locale(declared, locale)
         reader = _Reader(root, arb, own, text)
         reader.read()
-        pretty, unit, separator = _layout(text, root)
-        spans = tuple(
-            Span(
-                value.block_id,
-                value.node.start + 1,
-                value.node.end - 1,
-                value.runs,
-                kind=f"form:{value.form}" if value.form else "value",
-            )
-            for value in reader.values
-        )
-        skeleton = JsonSkeleton(
-            source=TextSkeleton(text=text, encoding=encoding, bom=bom, spans=spans),
-            root=root,
-            values=tuple(reader.values),
-            places={key: tuple(value) for key, value in reader.places.items()},
-            names=dict(reader.names),
-            folded=frozenset(reader.folded),
-            style=_style(stats),
-            flat=reader.flat,
-            arb=arb,
-            icu=reader.icu,
-            pretty=pretty,
-            indent_unit=unit,
-            key_separator=separator,
-            newline="\r\n" if "\r\n" in text else "\n",
-        )
+        skeleton = JsonSkeleton((text, encoding, bom, path, self.limits, arb, own))
         return Document(
             format=self.name, blocks=tuple(reader.blocks), locale=own, skeleton=skeleton
         )

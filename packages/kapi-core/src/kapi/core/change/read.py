@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import NamedTuple
 
 from attrs import frozen
 
@@ -10,7 +11,7 @@ from kapi.core.change.ops import PathStep
 from kapi.core.change.result import ResultRef
 from kapi.core.model import Constraints
 
-__all__ = ["BlockRead", "CodeInfo", "EditionRead", "ReadPage", "Structure"]
+__all__ = ["BlockRead", "CodeInfo", "EditionRead", "PlainRead", "ReadPage", "Structure"]
 
 
 @frozen
@@ -76,6 +77,31 @@ class BlockRead:
     role: str | None = None
     level: int | None = None
     projected: Mapping[str, str] | None = None
+
+
+class PlainRead(NamedTuple):
+    """A :class:`BlockRead` of a block of plain text with no editions, made cheaply: no
+    codes, no structures, no editions, no projection; the ref's fields are its own."""
+
+    doc: str
+    block: str
+    edition: str | None
+    rev: str
+    text: str
+    ops: tuple[str, ...]
+    role: str | None
+    level: int | None
+
+    def record(self) -> BlockRead:
+        """The same record as a :class:`BlockRead`."""
+        return BlockRead(
+            ref=ResultRef(doc=self.doc, block=self.block, edition=self.edition),
+            rev=self.rev,
+            text=self.text,
+            ops=self.ops,
+            role=self.role,
+            level=self.level,
+        )
 
 
 @frozen

@@ -4,7 +4,7 @@ and what a format lets a change set do (``describe_format``)."""
 from __future__ import annotations
 
 import base64
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from attrs import frozen
@@ -14,7 +14,14 @@ from kapi.core.change.labels import code_kind, code_label
 from kapi.core.change.ops import Branch, PathStep
 from kapi.core.change.plan import edition_rev, own_edition_key
 from kapi.core.change.ports import Staged
-from kapi.core.change.read import BlockRead, CodeInfo, EditionRead, ReadPage, Structure
+from kapi.core.change.read import (
+    BlockRead,
+    CodeInfo,
+    EditionRead,
+    PlainRead,
+    ReadPage,
+    Structure,
+)
 from kapi.core.change.result import ResultRef
 from kapi.core.edittext import code_token, entity_char, render_edit_text
 from kapi.core.format import FormatCapabilities
@@ -41,6 +48,7 @@ __all__ = [
     "ReadRequest",
     "block_ops",
     "describe",
+    "read_blocks",
     "read_page",
 ]
 
@@ -256,6 +264,48 @@ def read_block(block: Block, staged: Staged, *, own_edition: bool) -> BlockRead:
         role=block.role or None,
         level=block.level or None,
     )
+
+
+def read_blocks(
+    blocks: Iterable[Block], staged: Staged, *, own_edition: bool, skip_empty: bool = True
+) -> Iterator[BlockRead | PlainRead]:
+    """:func:`read_block` of each block, made one at a time (``skip_empty``: a block with no
+    text and no editions is left out, as a read page leaves it out).
+
+    A block of plain text with no editions (most of a catalogue) is read without the
+    general path, as a :class:`PlainRead`: its edit text is its text, it has no codes
+    and no structures, and its ops depend only on whether it is translatable.
+    """
+    ops_of: dict[bool, tuple[str, ...]] = {}
+    doc = staged.doc
+    new = tuple.__new__
+    for block in blocks:
+        source = block.source
+        if len(source) == 1 and source[0].__class__ is Text and not block.targets:
+            text = source[0].text
+            if skip_empty and not text.strip():
+                continue
+            ops = ops_of.get(block.translatable)
+            if ops is None:
+                ops = ops_of[block.translatable] = block_ops(block, staged)
+            locale = block.locale
+            yield new(
+                PlainRead,
+                (
+                    doc,
+                    block.key or block.name or block.id,
+                    locale or None if own_edition else None,
+                    revision(locale, source),
+                    text,
+                    ops,
+                    block.role or None,
+                    block.level or None,
+                ),
+            )
+            continue
+        if skip_empty and not block.targets and not plain_text(source).strip():
+            continue
+        yield read_block(block, staged, own_edition=own_edition)
 
 
 def read_page(staged: Staged, request: ReadRequest) -> ReadPage:
