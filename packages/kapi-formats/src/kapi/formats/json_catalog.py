@@ -1172,6 +1172,20 @@ class JsonFormat:
             )
         return _Writer(skeleton, document).write()
 
+    def read_back(self, meant: Document, data: bytes) -> list[tuple[Block, Block]] | None:
+        """The blocks ``meant`` changed beside how ``data`` reads them, when ``data`` is the
+        file ``meant`` was read from with only those values replaced; else ``None``.
+
+        See :mod:`kapi.formats.json_readback`; :func:`kapi.formats.verify.verify_written`
+        compares these pairs instead of reading every block again.
+        """
+        skeleton = meant.skeleton
+        if not isinstance(skeleton, JsonSkeleton) or (self.arb and not skeleton.arb):
+            return None
+        from kapi.formats.json_readback import read_back
+
+        return read_back(skeleton, meant, data, self.limits)
+
     def block_lines(self, document: Document) -> dict[str, tuple[int, int]] | None:
         """The first and last line of each block's values, by the block's key."""
         skeleton = document.skeleton
