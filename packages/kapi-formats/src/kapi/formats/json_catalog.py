@@ -462,6 +462,11 @@ class _Reader:
         )
 
 
+def _read_runs(values: list[_Value] | None) -> Runs | None:
+    """The runs read for a block that is not a folded plural (``None``: a new block)."""
+    return values[0].runs if values else None
+
+
 def _description(node: JsonNode) -> str | None:
     if isinstance(node, JsonObject):
         for member in reversed(node.members):
@@ -571,14 +576,7 @@ class _Writer:
 
     def write(self) -> bytes:
         skeleton = self.skeleton
-        by_id = {block.id: block for block in self.document.blocks}
-        # Whether values are ICU is decided per file; an edit may make the file ICU or not.
-        self.icu = skeleton.arb or any(
-            any(_structured(runs) for run in block.source for runs in _branches(run))
-            if block.id in skeleton.folded or self.sibling_plural(block)
-            else _structured(block.source)
-            for block in self.document.blocks
-        )
+        by_id: dict[str, Block] = {}
         for block in self.document.blocks:
             if block.targets:
                 raise WriteRefused(
@@ -587,19 +585,37 @@ class _Writer:
                     capability="edition",
                     block=block.ref_key,
                 )
-        for block_id in skeleton.names:
-            if block_id not in by_id:
-                self.delete(block_id)
+            by_id[block.id] = block
         values_by_block: dict[str, list[_Value]] = {}
         for value in skeleton.values:
             values_by_block.setdefault(value.block_id, []).append(value)
+        blocks = self.document.blocks
+        if not skeleton.icu:
+            # No value of a file that is not ICU was read as a plural or select: only a block
+            # whose runs are not those read (new or edited) can make it ICU.
+            blocks = tuple(
+                block
+                for block in blocks
+                if block.id in skeleton.folded
+                or block.source is not _read_runs(values_by_block.get(block.id))
+            )
+        # Whether values are ICU is decided per file; an edit may make the file ICU or not.
+        self.icu = skeleton.arb or any(
+            any(_structured(runs) for run in block.source for runs in _branches(run))
+            if block.id in skeleton.folded or self.sibling_plural(block)
+            else _structured(block.source)
+            for block in blocks
+        )
+        for block_id in skeleton.names:
+            if block_id not in by_id:
+                self.delete(block_id)
         for block_id, values in values_by_block.items():
             current = by_id.get(block_id)
             if current is None:
                 continue
             if block_id in skeleton.folded:
                 self.folded(current, values)
-            elif current.source != values[0].runs:
+            elif current.source is not values[0].runs and current.source != values[0].runs:
                 node = values[0].node
                 text = self.value_text(current, current.source, values[0])
                 self.edits.append((node.start + 1, node.end - 1, text))

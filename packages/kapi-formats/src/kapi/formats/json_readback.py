@@ -75,7 +75,7 @@ def read_back(
             runs = meant_forms[value.form]
         else:
             runs = block.source
-        if runs != value.runs:
+        if runs is not value.runs and runs != value.runs:
             changed.append((value, block, runs))
     try:
         text = data[len(source.bom) :].decode("utf-8")
