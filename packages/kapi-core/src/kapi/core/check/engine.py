@@ -66,11 +66,11 @@ from kapi.core.governance.voice import TermRule
 from kapi.core.model import Block, Runs
 
 __all__ = [
+    "BlockAnalysis",
     "Checker",
     "Clock",
     "GovernanceResolver",
     "TargetResult",
-    "BlockAnalysis",
     "analyze_blocks",
     "build_report",
     "default_analyzers",
