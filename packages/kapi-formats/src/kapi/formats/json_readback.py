@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from json.decoder import scanstring  # type: ignore[attr-defined]
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from kapi.core.format import Limits
@@ -29,6 +30,11 @@ if TYPE_CHECKING:  # pragma: no cover
     from kapi.formats.json_catalog import JsonSkeleton, _Value
 
 __all__ = ["read_back"]
+
+_ID = attrgetter("id")
+_NAME = attrgetter("name")
+_TARGETS = attrgetter("targets")
+_BLOCK_ID = attrgetter("block_id")
 
 # The inside of a JSON string token, up to (not including) its closing quote.
 _CONTENT = re.compile(r'(?:[^"\\\x00-\x1f]++|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*+')
@@ -51,43 +57,49 @@ def read_back(
         return None
     names = skeleton.names
     blocks = meant.blocks
-    if len(blocks) != len(names):
+    ids = list(map(_ID, blocks))
+    # the blocks as read, in the order read (one added, removed, renamed or moved: read it all)
+    if ids != list(names) or list(map(_NAME, blocks)) != list(names.values()):
         return None
-    by_id: dict[str, Block] = {}
-    for block in blocks:
-        if names.get(block.id) != block.name or block.targets:
-            return None
-        by_id[block.id] = block
-    if len(by_id) != len(names):
+    if any(map(_TARGETS, blocks)):
         return None
-    # the values the document changed: (value, block) in the order they sit in the text
-    changed: list[tuple[_Value, Block, Runs]] = []
+    # the values the document changed: (value, block, runs meant there)
+    changed: list[tuple[_Value, Block, Runs]]
     folded = skeleton.folded
-    forms_of: dict[str, dict[str, Runs]] | None = None
-    for value in skeleton.values:
-        block = by_id[value.block_id]
-        if value.block_id in folded:
-            if forms_of is None:
-                forms_of = _folded_forms(skeleton)
-            meant_forms = _plural_forms(block.source)
-            if meant_forms is None or meant_forms.keys() != forms_of[value.block_id].keys():
-                return None  # a form added or removed: siblings come or go
-            runs = meant_forms[value.form]
-        else:
-            runs = block.source
-        if runs is not value.runs and runs != value.runs:
-            changed.append((value, block, runs))
+    values = skeleton.values
+    if not folded and list(map(_BLOCK_ID, values)) == ids:
+        # one value a block, in the order of the blocks
+        changed = [
+            (value, block, block.source)
+            for block, value in zip(blocks, values)
+            if block.source is not value.runs and block.source != value.runs
+        ]
+    else:
+        by_id = dict(zip(ids, blocks))
+        forms_of = _folded_forms(skeleton)
+        changed = []
+        for value in values:
+            block = by_id[value.block_id]
+            if value.block_id in folded:
+                meant_forms = _plural_forms(block.source)
+                if meant_forms is None or meant_forms.keys() != forms_of[value.block_id].keys():
+                    return None  # a form added or removed: siblings come or go
+                runs = meant_forms[value.form]
+            else:
+                runs = block.source
+            if runs is not value.runs and runs != value.runs:
+                changed.append((value, block, runs))
     try:
         text = data[len(source.bom) :].decode("utf-8")
     except UnicodeDecodeError:
         return None
-    changed.sort(key=lambda item: item[0].node.start)
     old = source.text
-    new_values: list[str] = []
+    new_values: list[str] = [""] * len(changed)
     old_at = new_at = 0
-    for value, _, _ in changed:
-        start = value.node.start + 1
-        between = old[old_at:start]
+    # through the text in order; ``changed`` stays in the order of the blocks
+    for index in sorted(range(len(changed)), key=lambda i: changed[i][0].node.start):
+        node = changed[index][0].node
+        between = old[old_at : node.start + 1]
         if not text.startswith(between, new_at):
             return None
         new_at += len(between)
@@ -97,8 +109,8 @@ def read_back(
         if end >= len(text) or text[end] != '"':
             return None
         inside = found.group()
-        new_values.append(inside if "\\" not in inside else scanstring(text, new_at)[0])
-        old_at, new_at = value.node.end - 1, end
+        new_values[index] = inside if "\\" not in inside else scanstring(text, new_at)[0]
+        old_at, new_at = node.end - 1, end
     if len(text) - new_at != len(old) - old_at or not text.startswith(old[old_at:], new_at):
         return None
     icu = skeleton.icu
@@ -109,12 +121,13 @@ def read_back(
     for (value, block, _), new in zip(changed, new_values):
         runs, _layouts = _parse_value(new, icu)
         if value.block_id in folded:
-            assert forms_of is not None
-            forms = read_forms.setdefault(value.block_id, dict(forms_of[value.block_id]))
+            forms = read_forms.get(value.block_id)
+            if forms is None:
+                forms = read_forms[value.block_id] = dict(_folded_forms(skeleton)[value.block_id])
             forms[value.form] = runs
             runs = (Plural(pivot="count", forms=forms),)
         pairs[value.block_id] = (block, Block(id=block.id, source=runs, name=block.name))
-    return [pairs[block.id] for block in blocks if block.id in pairs]
+    return list(pairs.values())
 
 
 def _folded_forms(skeleton: JsonSkeleton) -> dict[str, dict[str, Runs]]:
