@@ -682,7 +682,18 @@ class BlockAnalysis:
             unit = self._unit(tuple(blocks))
             running = tuple(a for a in self.analyzers if a.plan(unit) is None)
         else:
-            unit = evolve(frame, blocks=checked_blocks(tuple(blocks)))
+            # the frame with these blocks (what ``evolve`` makes, without its field walk)
+            unit = CheckUnit(
+                file=frame.file,
+                locale=frame.locale,
+                blocks=checked_blocks(tuple(blocks)),
+                governance=frame.governance,
+                options=frame.options,
+                target_locale=frame.target_locale,
+                targets=frame.targets,
+                store_rules=frame.store_rules,
+                point=frame.point,
+            )
         out: list[Finding] = []
         for analyzer in running:
             out.extend(analyzer.run(unit))
