@@ -334,3 +334,39 @@ def test_reply_decoders_refuse_with_change_error() -> None:
         decode_result('{"ops": []}')
     with pytest.raises(ChangeError):
         decode_read_page('{"doc": "d"}')
+
+
+# --- faults deep in a long set ---------------------------------------------------------
+
+
+def _long_set(fault: str) -> str:
+    ops = [dict(SET_TITLE, text=f"Title {index}") for index in range(300)]
+    text = json.dumps({"ops": ops})
+    marker = '"Title 200"'
+    assert text.count(marker) == 1
+    return text.replace(marker, fault)
+
+
+@pytest.mark.parametrize(
+    ("fault", "where", "says"),
+    [
+        ('"Title \\ud800"', "/ops/200/text", "lone surrogate"),
+        ('"Title \\udc00 end"', "/ops/200/text", "lone surrogate"),
+        ('"Title", "te\\ud83dxt": "x"', "/ops/200/te\ud83dxt", "lone surrogate"),
+        ('"Title", "text": "again"', "/ops/200/text", "appears twice"),
+        ('"Title", "runs": NaN', "/ops/200/runs", "not a number"),
+        ('"Title", "runs": 1e999', "/ops/200/runs", "not a number"),
+        ('"Title", "runs": ' + "[" * 70 + "]" * 70, "/ops/200/runs", "nested deeper"),
+    ],
+)
+def test_a_fault_deep_in_a_long_set_is_refused_where_it_is(fault, where, says) -> None:
+    error = refusal(_long_set(fault))
+    assert error.info.code == ErrorCode.INVALID
+    assert error.info.pointer is not None and error.info.pointer.startswith(where)
+    assert says in error.info.message
+
+
+def test_a_long_set_with_escapes_but_no_fault_decodes() -> None:
+    change_set = decode_change_set(_long_set('"Titl\\u00e9 \\ud83d\\ude00 \\\\ud800"'))
+    assert change_set.ops[200].text == "Titl\u00e9 \U0001f600 \\ud800"
+    assert len(change_set.ops) == 300

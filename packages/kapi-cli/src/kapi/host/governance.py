@@ -33,6 +33,7 @@ if TYPE_CHECKING:  # the check's and the change service's types: loaded by those
     from kapi.core.change.ports import EditionCheck
     from kapi.core.change.result import Finding as ResultFinding
     from kapi.core.change.result import ResultRef
+    from kapi.core.check.engine import BlockAnalysis
     from kapi.core.check.findings import Finding
     from kapi.core.check.target import CheckTarget
     from kapi.core.model import Runs
@@ -362,52 +363,50 @@ class ProjectCommitCheck:
     def __init__(self, workspace: Workspace) -> None:
         self.governance = Governance(workspace)
         # One commit check serves one change set: the governance at a (doc, locale) is
-        # resolved once, so its voice and term rules are compiled once for every block.
-        from kapi.core.check.options import CheckOptions
+        # resolved once, and the analysis made from it (its voice and term rules, the
+        # analyzers that run) serves every block edited there.
+        self._analyses: dict[tuple[str, str], BlockAnalysis | None] = {}
 
-        self._resolved: dict[tuple[str, str], ResolvedGovernance | None] = {}
-        self._options = CheckOptions()
-
-    def _resolve(self, doc: str, locale: str) -> ResolvedGovernance | None:
+    def _analysis(self, doc: str, locale: str) -> BlockAnalysis | None:
         key = (doc, locale)
-        if key not in self._resolved:
+        if key not in self._analyses:
+            from kapi.core.check.engine import BlockAnalysis
+            from kapi.core.check.options import CheckOptions
+
             try:
-                self._resolved[key] = self.governance.resolve(doc, locale)
+                governance = self.governance.resolve(doc, locale)
             except GovernanceError:
-                self._resolved[key] = None
-        return self._resolved[key]
+                self._analyses[key] = None
+            else:
+                self._analyses[key] = BlockAnalysis(
+                    governance, CheckOptions(), locale=locale, file=doc
+                )
+        return self._analyses[key]
 
     def check(
         self, doc: str, block: str, edition: str, before: Runs | None, after: Runs
     ) -> EditionCheck:
         from kapi.core.change.ports import EditionCheck
         from kapi.core.change.result import ResultRef
-        from kapi.core.check.engine import analyze_blocks, introduced_failures
+        from kapi.core.check.engine import introduced_failures
         from kapi.core.model import Block
 
         locale = edition.split(";")[0] if edition else self.governance.workspace.source_language
-        governance = self._resolve(doc, locale)
-        if governance is None:
+        analysis = self._analysis(doc, locale)
+        if analysis is None:
             return EditionCheck()  # context that does not resolve is reported by `kapi check`
-        options = self._options
-        after_findings = analyze_blocks(
-            [Block(id=block, name=block, source=after, locale=locale)],
-            governance,
-            options,
-            locale=locale,
-            file=doc,
+        after_findings = analysis.findings(
+            [Block(id=block, name=block, source=after, locale=locale)]
         )
         before_findings: list[Finding] = []
         # Only a failing finding after the edit can be one it introduced: without one,
         # what the block held before changes nothing, and is not analysed.
         if before is not None and any(f.fails and not f.suggested for f in after_findings):
-            before_findings = analyze_blocks(
-                [Block(id=block, name=block, source=before, locale=locale)],
-                governance,
-                options,
-                locale=locale,
-                file=doc,
+            before_findings = analysis.findings(
+                [Block(id=block, name=block, source=before, locale=locale)]
             )
+        if not after_findings:
+            return EditionCheck()
         introduced = introduced_failures(before_findings, after_findings)
         ref = ResultRef(doc=doc, block=block, edition=edition or None)
         introduced_ids = {id(f) for f in introduced}

@@ -86,7 +86,7 @@ class ProjectHome(FileHome):
     def render(self, staged: Staged, document: Document) -> Sequence[Write]:
         own = _without_joined(document, {joined.edition for joined in staged.joined})
         writes = [Write(staged=staged, data=self.write_checked(staged, own, staged.doc))]
-        moved = _moved_sources(staged.document, document)
+        moved = _moved_sources(staged.document, document) if staged.joined else {}
         for joined in staged.joined:
             translation = self._translations.get((staged.doc, joined.edition))
             edited = _editions(document, joined.edition)

@@ -268,9 +268,9 @@ class JsonSkeleton:
         return object.__getattribute__(self, name)
 
     def _make(self, plan: _Plan) -> None:
-        text, encoding, bom, path, limits, arb, locale = plan
+        text, encoding, bom, path, limits, arb, locale, read = plan
         root, stats = scan(text, path, limits)
-        reader = _Reader(_lighten(root), arb, locale, text, exact=root)
+        reader = _Reader(_lighten(root), arb, locale, text, exact=root, read=read)
         reader.read()
         self.source = TextSkeleton(
             text=text,
@@ -301,7 +301,7 @@ class JsonSkeleton:
 
 
 # What a skeleton is made from: text, encoding, BOM, path, limits, ARB, the document's locale.
-_Plan: TypeAlias = tuple[str, str, bytes, str, Limits, bool, str]
+_Plan: TypeAlias = tuple[str, str, bytes, str, Limits, bool, str, tuple[Block, ...]]
 
 
 # --- the light tree ----------------------------------------------------------------------
@@ -479,11 +479,20 @@ class _Reader:
     into the values and the places a block occupies, for the skeleton."""
 
     def __init__(
-        self, root: Any, arb: bool, locale: str, text: str, exact: JsonNode | None = None
+        self,
+        root: Any,
+        arb: bool,
+        locale: str,
+        text: str,
+        exact: JsonNode | None = None,
+        read: tuple[Block, ...] = (),
     ) -> None:
         self.root = root
         self.exact = exact
         self.record = exact is not None
+        # the blocks the document was read with: the skeleton's values hold their very runs,
+        # so the writer and the read-back tell an untouched block by identity
+        self.read_runs = {block.id: block.source for block in read}
         self.arb = arb
         self.icu = _is_icu_file(root, arb, text)
         self.locale = locale
@@ -640,6 +649,9 @@ class _Reader:
         runs, layouts = _parse_value(value, self.icu)
         if self.record:
             assert node is not None
+            known = self.read_runs.get(block_id)
+            if known is not None and known == runs:
+                runs = known
             self.values.append(_Value(block_id, node, runs, "", layouts))
             if self.arb:
                 places = self.place_list(block_id, depth, segment)
@@ -688,6 +700,11 @@ class _Reader:
                 properties=_NONE,
             )
         )
+
+
+def _read_runs(values: list[_Value] | None) -> Runs | None:
+    """The runs read for a block that is not a folded plural (``None``: a new block)."""
+    return values[0].runs if values else None
 
 
 def _description(node: Any) -> str | None:
@@ -799,14 +816,7 @@ class _Writer:
 
     def write(self) -> bytes:
         skeleton = self.skeleton
-        by_id = {block.id: block for block in self.document.blocks}
-        # Whether values are ICU is decided per file; an edit may make the file ICU or not.
-        self.icu = skeleton.arb or any(
-            any(_structured(runs) for run in block.source for runs in _branches(run))
-            if block.id in skeleton.folded or self.sibling_plural(block)
-            else _structured(block.source)
-            for block in self.document.blocks
-        )
+        by_id: dict[str, Block] = {}
         for block in self.document.blocks:
             if block.targets:
                 raise WriteRefused(
@@ -815,19 +825,37 @@ class _Writer:
                     capability="edition",
                     block=block.ref_key,
                 )
-        for block_id in skeleton.names:
-            if block_id not in by_id:
-                self.delete(block_id)
+            by_id[block.id] = block
         values_by_block: dict[str, list[_Value]] = {}
         for value in skeleton.values:
             values_by_block.setdefault(value.block_id, []).append(value)
+        blocks = self.document.blocks
+        if not skeleton.icu:
+            # No value of a file that is not ICU was read as a plural or select: only a block
+            # whose runs are not those read (new or edited) can make it ICU.
+            blocks = tuple(
+                block
+                for block in blocks
+                if block.id in skeleton.folded
+                or block.source is not _read_runs(values_by_block.get(block.id))
+            )
+        # Whether values are ICU is decided per file; an edit may make the file ICU or not.
+        self.icu = skeleton.arb or any(
+            any(_structured(runs) for run in block.source for runs in _branches(run))
+            if block.id in skeleton.folded or self.sibling_plural(block)
+            else _structured(block.source)
+            for block in blocks
+        )
+        for block_id in skeleton.names:
+            if block_id not in by_id:
+                self.delete(block_id)
         for block_id, values in values_by_block.items():
             current = by_id.get(block_id)
             if current is None:
                 continue
             if block_id in skeleton.folded:
                 self.folded(current, values)
-            elif current.source != values[0].runs:
+            elif current.source is not values[0].runs and current.source != values[0].runs:
                 node = values[0].node
                 text = self.value_text(current, current.source, values[0])
                 self.edits.append((node.start + 1, node.end - 1, text))
@@ -1358,10 +1386,9 @@ class JsonFormat:
         own = _own_locale(declared, locale)
         reader = _Reader(root, arb, own, text)
         reader.read()
-        skeleton = JsonSkeleton((text, encoding, bom, path, self.limits, arb, own))
-        return Document(
-            format=self.name, blocks=tuple(reader.blocks), locale=own, skeleton=skeleton
-        )
+        blocks = tuple(reader.blocks)
+        skeleton = JsonSkeleton((text, encoding, bom, path, self.limits, arb, own, blocks))
+        return Document(format=self.name, blocks=blocks, locale=own, skeleton=skeleton)
 
     def write(self, document: Document) -> bytes:
         skeleton = document.skeleton
@@ -1373,6 +1400,20 @@ class JsonFormat:
                 capability="skeleton",
             )
         return _Writer(skeleton, document).write()
+
+    def read_back(self, meant: Document, data: bytes) -> list[tuple[Block, Block]] | None:
+        """The blocks ``meant`` changed beside how ``data`` reads them, when ``data`` is the
+        file ``meant`` was read from with only those values replaced; else ``None``.
+
+        See :mod:`kapi.formats.json_readback`; :func:`kapi.formats.verify.verify_written`
+        compares these pairs instead of reading every block again.
+        """
+        skeleton = meant.skeleton
+        if not isinstance(skeleton, JsonSkeleton) or (self.arb and not skeleton.arb):
+            return None
+        from kapi.formats.json_readback import read_back
+
+        return read_back(skeleton, meant, data, self.limits)
 
     def block_lines(self, document: Document) -> dict[str, tuple[int, int]] | None:
         """The first and last line of each block's values, by the block's key."""

@@ -93,10 +93,10 @@ def _codes(runs: Runs) -> list[Run]:
     return out
 
 
-def _editions(block: Block, document: Document) -> dict[str, Runs]:
+def _editions(block: Block, target_locale: str) -> dict[str, Runs]:
     found = {"": block.source}
-    if document.target_locale and document.target_locale in block.targets:
-        found[document.target_locale] = block.targets[document.target_locale].runs
+    if target_locale and target_locale in block.targets:
+        found[target_locale] = block.targets[target_locale].runs
     return found
 
 
@@ -110,7 +110,22 @@ def _by_key(document: Document) -> dict[str, list[Block]]:
 def verify_written(
     codec: FormatCodec, meant: Document, data: bytes, *, path: str, locale: str
 ) -> None:
-    """Raise WriteRefused when ``data`` does not read back as ``meant``."""
+    """Raise WriteRefused when ``data`` does not read back as ``meant``.
+
+    A codec may offer ``read_back(meant, data)``: the blocks ``meant`` changed,
+    each beside the block ``data`` holds there, when it can tell that every other
+    block of ``data`` is, character for character, where and what it was when
+    ``meant`` was read (``None`` when it cannot). Only those pairs are compared
+    then; otherwise ``data`` is read whole and every block compared.
+    """
+    read_back = getattr(codec, "read_back", None)
+    if read_back is not None:
+        pairs = read_back(meant, data)
+        if pairs is not None:
+            for mine, theirs in pairs:
+                if not _as_meant(mine, theirs, ""):
+                    _compare(mine, theirs, meant, "", path)
+            return
     try:
         again = codec.read(data, path=path, locale=locale or meant.locale)
     except FormatError as err:
@@ -120,33 +135,38 @@ def verify_written(
         ) from None
     same_target = meant.target_locale == again.target_locale
     for mine, theirs in _pairs(meant, again, path):
-        if not mine.translatable:
-            continue
         if same_target and _as_meant(mine, theirs, meant.target_locale):
             continue
-        key = mine.ref_key
-        meant_editions = _editions(mine, meant)
-        got_editions = _editions(theirs, again)
-        for edition, runs in meant_editions.items():
-            got = got_editions.get(edition)
-            if got is None or _shape(got) != _shape(runs) or not _attrs_kept(runs, got):
-                shown = "nothing" if got is None else repr(render_edit_text(got))
-                label = f"the {edition} edition of " if edition else ""
-                raise WriteRefused(
-                    f"{path}: {meant.format} would write {label}block {key!r} as {shown}, "
-                    f"not as sent ({render_edit_text(runs)!r}); change the text so the format "
-                    "can hold it",
-                    capability="edition",
-                    block=mine.id,
-                )
-        extra = set(got_editions) - set(meant_editions)
-        if extra:
+        _compare(mine, theirs, meant, again.target_locale, path)
+
+
+def _compare(mine: Block, theirs: Block, meant: Document, again_target: str, path: str) -> None:
+    """Refuse unless ``theirs`` (read back) holds every edition of ``mine`` as sent."""
+    if not mine.translatable:
+        return
+    key = mine.ref_key
+    meant_editions = _editions(mine, meant.target_locale)
+    got_editions = _editions(theirs, again_target)
+    for edition, runs in meant_editions.items():
+        got = got_editions.get(edition)
+        if got is None or _shape(got) != _shape(runs) or not _attrs_kept(runs, got):
+            shown = "nothing" if got is None else repr(render_edit_text(got))
+            label = f"the {edition} edition of " if edition else ""
             raise WriteRefused(
-                f"{path}: {meant.format} would keep the {sorted(extra)[0]} edition of block "
-                f"{key!r}, which the change removes; this format cannot remove it",
-                capability="remove_edition",
+                f"{path}: {meant.format} would write {label}block {key!r} as {shown}, "
+                f"not as sent ({render_edit_text(runs)!r}); change the text so the format "
+                "can hold it",
+                capability="edition",
                 block=mine.id,
             )
+    extra = set(got_editions) - set(meant_editions)
+    if extra:
+        raise WriteRefused(
+            f"{path}: {meant.format} would keep the {sorted(extra)[0]} edition of block "
+            f"{key!r}, which the change removes; this format cannot remove it",
+            capability="remove_edition",
+            block=mine.id,
+        )
 
 
 def _as_meant(mine: Block, theirs: Block, target: str) -> bool:

@@ -6,6 +6,8 @@ document; an edition the document has no place for is refused here.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from kapi.core.change.errors import ChangeError, ErrorCode
 from kapi.core.change.plan import DocPlan, Target, find_block
 from kapi.core.change.result import ResultRef
@@ -55,6 +57,12 @@ def resolve_target(plan: DocPlan, block_key: str, edition: str | None, doc: str 
 
 def _parse(edition: str) -> EditionKey:
     try:
-        return EditionKey.parse(edition)
+        return _parsed(edition)
     except EditionKeyError as err:
         raise ChangeError.of(ErrorCode.INVALID, str(err), field="at/edition") from None
+
+
+@lru_cache(maxsize=256)
+def _parsed(edition: str) -> EditionKey:
+    """An edition key (frozen, so shared): a set names the same few editions in every op."""
+    return EditionKey.parse(edition)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterator
+from functools import lru_cache
 from typing import Any
 
 from attrs import evolve
@@ -163,6 +164,30 @@ def _text(data: str | bytes) -> str:
         ) from None
 
 
+def _clean(value: Any, depth: int) -> bool:
+    """Whether :func:`_scan` finds nothing in ``value``, strings aside: no bad number, no
+    repeated key, no nesting too deep. Its strings are for the caller to clear."""
+    stack = [(value, depth)]
+    while stack:
+        node, level = stack.pop()
+        if isinstance(node, dict):
+            if level >= MAX_DEPTH or isinstance(node, _DuplicateKeys):
+                return False
+            children: Any = node.values()
+        elif isinstance(node, list):
+            if level >= MAX_DEPTH:
+                return False
+            children = node
+        else:
+            if isinstance(node, _BadNumber):
+                return False
+            continue
+        for child in children:
+            if isinstance(child, dict | list | _BadNumber):
+                stack.append((child, level + 1))
+    return True
+
+
 def _scan(value: Any, path: tuple[PathKey, ...], depth: int = 0) -> Iterator[Fault]:
     """What JSON parsing let through: repeated keys, bad numbers, lone surrogates, deep nesting."""
     if isinstance(value, _BadNumber):
@@ -253,7 +278,11 @@ def _decode(data: str | bytes) -> ChangeSet:
     else:
         raise _invalid((), "a change set is an object with ops, JSONL, or an array of operations")
 
+    # a lone surrogate is a character of the text or one of its \u escapes
+    plain = "\\u" not in text and _SURROGATE.search(text) is None
     for value, base in scans:
+        if plain and _clean(value, len(base)):
+            continue
         for path, message in _scan(value, base, len(base)):
             raise _invalid(path, message)
 
@@ -367,10 +396,24 @@ def _check_ref(ref: Ref, path: _Path) -> tuple[Ref, list[Fault]]:
     faults += _need(ref.block, (*path, "block"), "block; give the block key a read reports")
     if ref.edition:
         try:
-            ref = evolve(ref, edition=EditionKey.parse(ref.edition).text)
+            edition = _canonical_edition(ref.edition)
         except EditionKeyError as exc:
             faults.append(((*path, "edition"), _edition_message(exc)))
+        else:
+            if edition != ref.edition:
+                ref = evolve(ref, edition=edition)
     return ref, faults
+
+
+@lru_cache(maxsize=256)
+def _canonical_edition(text: str) -> str:
+    """An edition key's canonical text (a set names the same few editions in every op)."""
+    return EditionKey.parse(text).text
+
+
+def _with_at(op: Any, at: Ref) -> Any:
+    """``op`` at ``at`` (itself when ``at`` is its own)."""
+    return op if at is op.at else evolve(op, at=at)
 
 
 def _edition_message(exc: EditionKeyError) -> str:
@@ -461,7 +504,7 @@ def _check_set_content(op: SetContent, path: _Path) -> tuple[Op, list[Fault]]:
         faults += _check_revision(op.basis, (*path, "basis"))
     faults += _check_content(op.text, op.runs, path)
     faults += _check_origin(op.origin, path)
-    return evolve(op, at=at), faults
+    return _with_at(op, at), faults
 
 
 def _check_replace_text(op: ReplaceText, path: _Path) -> tuple[Op, list[Fault]]:
@@ -472,7 +515,7 @@ def _check_replace_text(op: ReplaceText, path: _Path) -> tuple[Op, list[Fault]]:
     for index, edit in enumerate(op.edits):
         faults += _check_selection(edit, (*path, "edits", index))
     faults += _check_origin(op.origin, path)
-    return evolve(op, at=at), faults
+    return _with_at(op, at), faults
 
 
 def _check_set_attribute(op: SetAttribute, path: _Path) -> tuple[Op, list[Fault]]:
@@ -480,7 +523,7 @@ def _check_set_attribute(op: SetAttribute, path: _Path) -> tuple[Op, list[Fault]
     faults += _check_if_match(op.if_match, (*path, "if_match"), absent=False)
     faults += _need(op.code, (*path, "code"), 'code; give its id as the token <x id="…"/> shows it')
     faults += _need(op.name, (*path, "name"), "attribute")
-    return evolve(op, at=at), faults
+    return _with_at(op, at), faults
 
 
 def _check_mark(op: Mark, path: _Path) -> tuple[Op, list[Fault]]:
@@ -497,13 +540,13 @@ def _check_mark(op: Mark, path: _Path) -> tuple[Op, list[Fault]]:
             selection_faults = [((*path, "range"), "is empty; mark wraps at least one character")]
     faults += selection_faults
     faults += _need(op.type, (*path, "type"), "type; give a vocabulary type such as fmt:bold")
-    return evolve(op, at=at), faults
+    return _with_at(op, at), faults
 
 
 def _check_remove_edition(op: RemoveEdition, path: _Path) -> tuple[Op, list[Fault]]:
     at, faults = _check_ref(op.at, (*path, "at"))
     faults += _check_if_match(op.if_match, (*path, "if_match"), absent=False)
-    return evolve(op, at=at), faults
+    return _with_at(op, at), faults
 
 
 _ANCHOR_KINDS = ("block", "run", "range", "form")
@@ -526,14 +569,14 @@ def _check_annotate(op: Annotate, path: _Path) -> tuple[Op, list[Fault]]:
         for name, position in (("start", anchor.start), ("end", anchor.end)):
             if position is not None:
                 faults += _check_position(position, (*path, "anchor", name))
-    return evolve(op, at=at), faults
+    return _with_at(op, at), faults
 
 
 def _check_unannotate(op: Unannotate, path: _Path) -> tuple[Op, list[Fault]]:
     at, faults = _check_ref(op.at, (*path, "at"))
     faults += _need(op.type, (*path, "type"), "annotation type")
     faults += _need(op.id, (*path, "id"), "annotation; give the id the annotation has")
-    return evolve(op, at=at), faults
+    return _with_at(op, at), faults
 
 
 def _canonical_keys(
@@ -609,7 +652,7 @@ def _check_decide(op: Decide, path: _Path) -> tuple[Op, list[Fault]]:
         )
     if op.score is not None and not 0 <= op.score <= 100:
         faults.append(((*path, "score"), f"score {op.score} is outside 0 to 100"))
-    return evolve(op, at=at), faults
+    return _with_at(op, at), faults
 
 
 def _check_term(op: Term, path: _Path) -> tuple[Op, list[Fault]]:

@@ -316,15 +316,14 @@ def install_strict_structure(conv: Converter) -> None:
 def _structure_op(conv: Converter, value: Any, _: Any) -> Any:
     if not isinstance(value, dict):
         raise _expected(value, "an operation object")
-    kinds = ", ".join(OP_KINDS)
     if "op" not in value:
-        raise WireFault.at(f'missing required field "op"; one of {kinds}')
+        raise WireFault.at(f'missing required field "op"; one of {", ".join(OP_KINDS)}')
     kind = value["op"]
     if not isinstance(kind, str):
         raise WireFault([(("op",), _expected(kind, "a string naming the operation").faults[0][1])])
     cls = OP_KINDS.get(kind)
     if cls is None:
-        raise WireFault.at(f'unknown operation "{kind}"; one of {kinds}', "op")
+        raise WireFault.at(f'unknown operation "{kind}"; one of {", ".join(OP_KINDS)}', "op")
     return conv.get_structure_hook(cls)(value, cls)
 
 

@@ -66,6 +66,7 @@ from kapi.core.governance.voice import TermRule
 from kapi.core.model import Block, Runs
 
 __all__ = [
+    "BlockAnalysis",
     "Checker",
     "Clock",
     "GovernanceResolver",
@@ -622,17 +623,81 @@ def analyze_blocks(
     The change service calls this on the edited document before and after
     the edit, then :func:`introduced_failures`.
     """
-    governance = governance or ResolvedGovernance()
-    options = options or CheckOptions()
-    target = CheckTarget(
-        file=file, blocks=tuple(blocks), locale=locale, target_locale=target_locale
+    analysis = BlockAnalysis(
+        governance,
+        options,
+        locale=locale,
+        file=file,
+        target_locale=target_locale,
+        analyzers=analyzers,
     )
-    unit = _unit(target, checked_blocks(tuple(blocks)), governance, options, _ANALYZE_RULES)
-    out: list[Finding] = []
-    for analyzer in analyzers if analyzers is not None else default_analyzers():
-        if analyzer.plan(unit) is None:
+    return analysis.findings(blocks)
+
+
+class BlockAnalysis:
+    """:func:`analyze_blocks` for one file under one governance, called for many blocks.
+
+    The commit check analyses each edited block on its own, with the same
+    governance, options and locale every time: the unit's configuration, and
+    which analyzers run on it, are worked out once here. An analyzer's plan
+    reads the unit's configuration and target side, never its blocks, so
+    without a target side (no blocks' targets to compare) the plan is the same
+    for every block; with one, it is made for each.
+    """
+
+    def __init__(
+        self,
+        governance: ResolvedGovernance | None = None,
+        options: CheckOptions | None = None,
+        *,
+        locale: str = "",
+        file: str = "",
+        target_locale: str = "",
+        analyzers: Sequence[Analyzer] | None = None,
+    ) -> None:
+        self.governance = governance or ResolvedGovernance()
+        self.options = options or CheckOptions()
+        self.locale = locale
+        self.file = file
+        self.target_locale = target_locale
+        self.analyzers = tuple(analyzers) if analyzers is not None else default_analyzers()
+        self._frame: CheckUnit | None = None
+        self._running: tuple[Analyzer, ...] | None = None
+        if locale:
+            frame = self._unit(())
+            if not frame.target_locale:
+                self._frame = frame
+                self._running = tuple(a for a in self.analyzers if a.plan(frame) is None)
+
+    def _unit(self, blocks: tuple[Block, ...]) -> CheckUnit:
+        target = CheckTarget(
+            file=self.file, blocks=blocks, locale=self.locale, target_locale=self.target_locale
+        )
+        return _unit(target, checked_blocks(blocks), self.governance, self.options, _ANALYZE_RULES)
+
+    def findings(self, blocks: Sequence[Block]) -> list[Finding]:
+        """What :func:`analyze_blocks` finds on ``blocks``."""
+        frame, running = self._frame, self._running
+        if frame is None or running is None:
+            unit = self._unit(tuple(blocks))
+            running = tuple(a for a in self.analyzers if a.plan(unit) is None)
+        else:
+            # the frame with these blocks (what ``evolve`` makes, without its field walk)
+            unit = CheckUnit(
+                file=frame.file,
+                locale=frame.locale,
+                blocks=checked_blocks(tuple(blocks)),
+                governance=frame.governance,
+                options=frame.options,
+                target_locale=frame.target_locale,
+                targets=frame.targets,
+                store_rules=frame.store_rules,
+                point=frame.point,
+            )
+        out: list[Finding] = []
+        for analyzer in running:
             out.extend(analyzer.run(unit))
-    return out
+        return out
 
 
 def introduced_failures(

@@ -112,9 +112,10 @@ class VoiceRulesAnalyzer(Analyzer):
         out = word_findings(
             self, unit, word_rules(voice.term_rules, unit.locale), "voice.vocabulary"
         )
-        words = sum(len(plain_text(block.source).split()) for block in unit.blocks)
-        for pattern in voice.style.prohibited_patterns:
-            out.extend(self._prohibited(unit, pattern, words))
+        if voice.style.prohibited_patterns:
+            words = sum(len(plain_text(block.source).split()) for block in unit.blocks)
+            for pattern in voice.style.prohibited_patterns:
+                out.extend(self._prohibited(unit, pattern, words))
         for pattern in voice.style.required_patterns:
             out.extend(self._required(unit, pattern))
         for constraint in self._constraints(unit):
