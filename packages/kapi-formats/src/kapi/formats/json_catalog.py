@@ -86,6 +86,8 @@ from kapi.core.model import (
 )
 from kapi.formats import icu
 from kapi.formats.common import UNICODE, encode_or_refuse, gc_paused
+from kapi.formats.json_values import parse_value as _parse_value
+from kapi.formats.json_values import structured as _structured
 from kapi.formats.jsonscan import (
     EscapeStyle,
     JsonArray,
@@ -402,25 +404,6 @@ def _own_locale(*candidates: str) -> str:
         except EditionKeyError:
             continue
     return "en"
-
-
-def _parse_value(text: str, icu_file: bool) -> tuple[Runs, tuple[icu.StructureLayout, ...]]:
-    """A value's runs: ICU when the file is ICU and the value parses, else plain placeholders."""
-    if "{" not in text and "$t(" not in text and not (icu_file and "'" in text):
-        # Plain text in both dialects: no argument, no nesting, no ICU quoting.
-        return ((Text(text),) if text else ()), ()
-    if icu_file:
-        try:
-            message = icu.parse(text)
-        except icu.IcuSyntaxError:
-            pass
-        else:
-            return message.runs, message.layouts
-    return icu.parse_placeholders(text), ()
-
-
-def _structured(runs: Runs) -> bool:
-    return any(isinstance(run, Plural | Select) for run in runs)
 
 
 def _branches(run: object) -> list[Runs]:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 from kapi.core.format import Limits
 from kapi.core.model import Block, Document, Plural, Runs
+from kapi.formats.json_values import parse_value, structured
 
 if TYPE_CHECKING:  # pragma: no cover
     from kapi.formats.json_catalog import JsonSkeleton, _Value
@@ -44,8 +45,6 @@ def read_back(
     skeleton: JsonSkeleton, meant: Document, data: bytes, limits: Limits
 ) -> list[tuple[Block, Block]] | None:
     """The blocks ``meant`` changed beside how ``data`` reads them; ``None``: read it all."""
-    from kapi.formats.json_catalog import _parse_value
-
     source = skeleton.source
     if (
         source.encoding != "utf-8"
@@ -119,7 +118,7 @@ def read_back(
     pairs: dict[str, tuple[Block, Block]] = {}
     read_forms: dict[str, dict[str, Runs]] = {}
     for (value, block, _), new in zip(changed, new_values):
-        runs, _layouts = _parse_value(new, icu)
+        runs, _layouts = parse_value(new, icu)
         if value.block_id in folded:
             forms = read_forms.get(value.block_id)
             if forms is None:
@@ -155,12 +154,11 @@ def _reads_as_icu(
     member, which is no block) the answer is no, and the caller reads it all.
     """
     from kapi.formats import icu
-    from kapi.formats.json_catalog import _structured
 
     for new in new_values:
         if icu.has_complex_argument(new):
             try:
-                if _structured(icu.parse(new).runs):
+                if structured(icu.parse(new).runs):
                     return True
             except icu.IcuSyntaxError:
                 continue
@@ -168,6 +166,6 @@ def _reads_as_icu(
         return False
     edited = {id(value) for value, _, _ in changed}
     return any(
-        id(v) not in edited and icu.has_complex_argument(v.node.value) and _structured(v.runs)
+        id(v) not in edited and icu.has_complex_argument(v.node.value) and structured(v.runs)
         for v in skeleton.values
     )
