@@ -10,6 +10,7 @@ then rules that disagree at points that meet are contested (spec §3c).
 
 from __future__ import annotations
 
+import gc
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
@@ -174,7 +175,21 @@ def _widened(scope: Scope, to: str) -> Scope:
 
 
 def fold(records: Iterable[Record], established: Sequence[StoreRule] = ()) -> Fold:
-    """The statuses of every op that states a rule or fact, with rivals and standing."""
+    """The statuses of every op that states a rule or fact, with rivals and standing.
+
+    The cycle collector is held while the log is replayed: the fold builds tens of
+    thousands of small acyclic objects, which it would otherwise walk again and again.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _fold(records, established)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _fold(records: Iterable[Record], established: Sequence[StoreRule]) -> Fold:
     keyed = sorted([(order_key(r), r) for r in records], key=_first)
     ordered = [r for _, r in keyed]
     resets = any(r.kind == _KIND_RESET for r in ordered)
