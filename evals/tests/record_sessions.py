@@ -21,6 +21,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "evals"))
 
+from kapi.mcp.sets import TOOL_SETS  # noqa: E402
 from kapi_evals.agents import HOST_MARKERS  # noqa: E402
 from kapi_evals.workspace import CONDITIONS, Workspaces, agent_env, link_kapi  # noqa: E402
 
@@ -57,20 +58,8 @@ BUILTIN = [
     "Skill",
     "SlashCommand",
 ]
-MCP_TOOLS = [
-    "context_read",
-    "context_search",
-    "context_note",
-    "context_session_summary",
-    "check_file",
-    "read_blocks",
-    "apply_edits",
-    "describe_format",
-    "translate",
-    "up",
-    "up_plan",
-    "stats",
-]
+# what `kapi mcp --tools writing,translation` serves, as the init message of a session lists it
+MCP_TOOLS = [*TOOL_SETS["writing"], *TOOL_SETS["translation"]]
 
 
 def init(session, mcp, skills):
