@@ -629,12 +629,24 @@ class _Reader:
             block_id = name
         else:
             block_id = self.new_id(name)
-        runs, layouts = _parse_value(value, self.icu)
         if self.record:
+            # The skeleton's read: the values and places only (the blocks were read before).
             assert node is not None
             known = self.read_runs.get(block_id)
-            if known is not None and known == runs:
-                runs = known
+            if (
+                known is not None
+                and len(known) == 1
+                and type(known[0]) is Text
+                and known[0].text == value
+                and "{" not in value
+                and "$t(" not in value
+                and not (self.icu and "'" in value)
+            ):
+                runs, layouts = known, ()  # plain text, read the same way before
+            else:
+                runs, layouts = _parse_value(value, self.icu)
+                if known is not None and known == runs:
+                    runs = known
             self.values.append(_Value(block_id, node, runs, "", layouts))
             if self.arb:
                 places = self.place_list(block_id, depth, segment)
@@ -643,6 +655,8 @@ class _Reader:
             else:
                 self.places[block_id] = (place,) if place is not None else ()
             self.names[block_id] = name
+            return
+        runs, layouts = _parse_value(value, self.icu)
         self.blocks.append(
             Block(
                 id=block_id,
