@@ -535,6 +535,16 @@ def choose(
 
 def hunks(old: bytes, new: bytes, gap: int = 12) -> list[tuple[int, int]]:
     """The changed regions between two byte strings: (bytes removed, bytes added), merged."""
+    # The bytes both share at the start and at the end are equal whatever the matcher says;
+    # comparing only what lies between keeps the comparison of a large file quick.
+    head = 0
+    limit = min(len(old), len(new))
+    while head < limit and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < limit - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    old, new = old[head : len(old) - tail], new[head : len(new) - tail]
     out: list[list[int]] = []
     last_end = None
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(
