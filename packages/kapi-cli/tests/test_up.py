@@ -252,6 +252,22 @@ def test_translate_one_file_and_bad_languages(shop):
     assert "Traceback" not in bad.stderr + undeclared.stderr + unknown.stderr
 
 
+def test_up_and_run_refuse_a_language_the_project_does_not_translate_into(shop):
+    before = {path: path.read_bytes() for path in (shop / "locales").iterdir()}
+    for args in (
+        ("up", "--to", "es", "--provider", "pseudo"),
+        ("up", "--to", "fr", "--to", "es", "--provider", "pseudo"),
+        ("run", "translate", "--to", "es", "--provider", "pseudo"),
+        ("run", "pseudo-translate", "locales/en.json", "--to", "qps"),
+    ):
+        done = run(shop, *args)
+        assert done.returncode == 2, (args, done.stdout, done.stderr)
+        assert "not a target language" in done.stderr and "declared: de, fr" in done.stderr
+        assert "target_languages in kapi.yaml" in done.stderr and "Traceback" not in done.stderr
+    assert {path: path.read_bytes() for path in (shop / "locales").iterdir()} == before
+    assert run(shop, "up", "--to", "fr", "--provider", "pseudo").returncode == 0
+
+
 def test_status_shape_and_exit_code(shop, tmp_path):
     rows = status(shop)
     assert set(rows) == {"fr", "de"}

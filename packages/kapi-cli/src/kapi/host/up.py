@@ -221,6 +221,17 @@ def run_up(request: UpRequest, workspace: Workspace, progress: Progress | None =
             for s in project_documents(workspace, docs, home=home)
             if languages_for(workspace, s.doc)
         ]
+        if request.languages:
+            declared = {lang for s in staged_docs for lang in languages_for(workspace, s.doc)}
+            unknown = [lang for lang in request.languages if lang not in declared]
+            if unknown:
+                where = "these files" if request.docs else "this project"
+                raise HostError(
+                    f"--to {', '.join(unknown)}: not a target language of {where} (declared: "
+                    f"{', '.join(sorted(declared)) or 'none'}); add it to target_languages "
+                    "in kapi.yaml",
+                    exit_code=EXIT_USAGE,
+                )
         plans: dict[str, dict[str, int]] = {}
         work: list[tuple[Staged, list[Any]]] = []
         review: list[UnitOutcome] = []
