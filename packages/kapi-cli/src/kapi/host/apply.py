@@ -165,13 +165,15 @@ def apply_decoded(
 def _apply(
     change_set: ChangeSet, actor: ResolvedActor, workspace: Workspace, notices: tuple[str, ...]
 ) -> ApplyOutcome:
-    from kapi.host.comments_apply import apply_comment_set, comment_ops
+    from kapi.host.comment_sets import comment_ops
 
     try:
         comments = comment_ops(change_set)
     except ChangeError as err:  # comments mixed with documents
         return ApplyOutcome(result=error_result(err), change_set=change_set)
     if comments:
+        from kapi.host.comments_apply import apply_comment_set
+
         result = apply_comment_set(change_set, actor.actor, workspace)
         return ApplyOutcome(result=result, change_set=change_set, notices=notices)
     try:

@@ -40,38 +40,9 @@ if TYPE_CHECKING:
     from kapi.formats.comments.model import Comment, CommentFile
     from kapi.host.workspace import Workspace
 
-__all__ = ["apply_comment_set", "comment_ops", "names_source_file"]
+__all__ = ["apply_comment_set"]
 
 _EDIT_OPS = ("set_content", "replace_text")
-
-
-def names_source_file(op: Op) -> bool:
-    """Whether an op's document is a source file kapi reads for its comments."""
-    at = getattr(op, "at", None)
-    doc = getattr(at, "doc", None)
-    if not isinstance(doc, str):
-        return False
-    from kapi.formats.comments.languages import is_source_file
-
-    return is_source_file(doc)
-
-
-def comment_ops(change_set: ChangeSet) -> bool:
-    """Whether the set edits code comments; raises ``invalid`` when it mixes them with documents."""
-    flags = [names_source_file(op) for op in change_set.ops]
-    if not any(flags):
-        return False
-    if not all(flags):
-        first = next(i for i, flag in enumerate(flags) if flag)
-        other = next(i for i, flag in enumerate(flags) if not flag)
-        raise ChangeError.of(
-            ErrorCode.INVALID,
-            f"ops/{first} edits a code comment and ops/{other} a document: a change set "
-            "edits code comments or documents, never both (comments are rewritten through "
-            "their language, which must still parse and format); send two sets",
-            pointer=f"/ops/{other}",
-        )
-    return True
 
 
 @frozen
