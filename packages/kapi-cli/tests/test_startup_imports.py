@@ -157,6 +157,34 @@ def test_checking_in_a_project_reads_its_voice_without_the_change_service(tmp_pa
     _assert_none(modules, *CHANGE_SERVICE, "importlib.metadata", "cattrs", *HEAVY, *OTHER_FORMATS)
 
 
+def test_applying_to_a_json_catalogue_imports_no_other_format_nor_the_comment_writer(tmp_path):
+    (tmp_path / "en.json").write_text('{"cart": "Your cart"}\n', encoding="utf-8")
+    inspected = _kapi("inspect", "en.json", cwd=tmp_path, KAPI_NO_PROJECT="1")
+    assert inspected.returncode == 0, inspected.stderr[-2000:]
+    (record,) = json.loads(inspected.stdout)
+    ops = [{"op": "set_content", "at": record["ref"], "if_match": record["rev"], "text": "Bag"}]
+    (tmp_path / "set.json").write_text(json.dumps({"ops": ops}), encoding="utf-8")
+    done = _kapi("apply", "set.json", cwd=tmp_path, KAPI_NO_PROJECT="1")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads((tmp_path / "en.json").read_text(encoding="utf-8")) == {"cart": "Bag"}
+    modules = _modules(done)
+    assert "kapi.core.change.service" in modules  # the run was seen
+    others = [
+        m for m in OTHER_FORMATS if m not in ("kapi.formats.json_catalog", "kapi.formats.jsonscan")
+    ]
+    _assert_none(
+        modules,
+        "kapi.host.comments_apply",
+        "kapi.formats.comments.model",
+        "difflib",
+        "importlib.metadata",
+        "ruamel",
+        "markdown_it",
+        *HEAVY,
+        *others,
+    )
+
+
 def test_kapi_help_imports_no_verb_machinery(tmp_path):
     done = _kapi("--help", cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-2000:]

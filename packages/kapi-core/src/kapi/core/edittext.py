@@ -11,7 +11,6 @@ subsequence) and treats a new character as plain text the writer escapes.
 
 from __future__ import annotations
 
-import difflib
 import html
 import re
 from collections.abc import Iterable, Mapping
@@ -184,6 +183,8 @@ def _align_with_reference(runs: Runs, reference: Runs) -> Runs:
     for index, run in enumerate(runs):
         if isinstance(run, Text):
             new.extend((char, index, offset) for offset, char in enumerate(run.text))
+    import difflib  # only when edited text is mapped back onto codes
+
     matcher = difflib.SequenceMatcher(
         None, [c for c, _, _ in old], [c for c, _, _ in new], autojunk=False
     )

@@ -12,7 +12,6 @@ removes, under the lock, the temporaries a killed run left there.
 from __future__ import annotations
 
 import contextlib
-import difflib
 import errno
 import os
 import random
@@ -166,6 +165,8 @@ class FileHome:
             old_lines = _block_lines(staged.document)
             codec = registry.load_codec(staged.capabilities.name)
             new_lines = _block_lines(codec.read(data, path=staged.doc, locale=self.locale))
+        import difflib  # a preview's diff only: kept off an apply's start-up
+
         return "".join(difflib.unified_diff(old_lines, new_lines, f"a/{key}", f"b/{key}"))
 
     def commit(self, writes: Sequence[Write]) -> CommitOutcome:

@@ -629,6 +629,8 @@ class _Reader:
             block_id = name
         else:
             block_id = self.new_id(name)
+        runs: Runs
+        layouts: tuple[icu.StructureLayout, ...]
         if self.record:
             # The skeleton's read: the values and places only (the blocks were read before).
             assert node is not None

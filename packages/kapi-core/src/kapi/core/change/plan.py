@@ -6,8 +6,6 @@ Editions are addressed by key text (``""`` for a block's own edition); an op's
 
 from __future__ import annotations
 
-import difflib
-
 from attrs import frozen
 
 from kapi.core.change.content import EditLog
@@ -138,6 +136,8 @@ def find_block(plan: DocPlan, key: str, field: str) -> Block:
             raise ChangeError.of(
                 ErrorCode.NOT_FOUND, f"block {key!r} was deleted by an earlier op", field=field
             )
+        import difflib  # only for a block that is not there: kept off an apply's start-up
+
         near = difflib.get_close_matches(key, [b.ref_key for b in plan.blocks], n=3)
         hint = f"; did you mean {', '.join(repr(n) for n in near)}?" if near else ""
         raise ChangeError.of(
