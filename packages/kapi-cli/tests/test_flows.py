@@ -205,6 +205,25 @@ def test_pseudo_translate_in_a_project_writes_each_targets_file(shop):
     assert bad.returncode == 2 and "style" in bad.stderr
 
 
+def test_pseudo_translate_never_replaces_the_projects_own_translations(shop):
+    before = {path.name: path.read_bytes() for path in (shop / "locales").iterdir()}
+    for language in ("fr", "de"):
+        done = run(shop, "pseudo-translate", "locales/en.json", "--to", language)
+        assert done.returncode == 2, done.stdout + done.stderr
+        assert f"the project's {language} translation of locales/en.json" in done.stderr
+        assert f"kapi run pseudo-translate --to {language}" in done.stderr
+    assert {path.name: path.read_bytes() for path in (shop / "locales").iterdir()} == before
+    # the flow the refusal names fills only what is missing, keeping each person's translation
+    french = json.loads(before["fr.json"])
+    done = run(shop, "run", "pseudo-translate", "locales/en.json", "--to", "fr", "--json")
+    assert done.returncode in (0, 3), done.stderr
+    after = json.loads((shop / "locales/fr.json").read_text(encoding="utf-8"))
+    for section, values in french.items():
+        for key, value in values.items():
+            assert after[section][key] == value, (section, key)
+    assert after != french  # the missing string was filled
+
+
 def test_translate_outside_a_project_writes_beside_and_keeps_what_is_there(tmp_path):
     docs = tmp_path / "docs"
     docs.mkdir()

@@ -110,6 +110,8 @@ def translate_beside(
             target = target_path(claimed[1], relpath, language)
         else:
             target = beside(relpath, source_lang, language)
+        if overwrite and project is not None:
+            _refuse_a_projects_translation(project, relpath, target, language)
         items.append((relpath, target))
     synthetic = Project(
         root=root,
@@ -168,6 +170,22 @@ def translate_beside(
         space.close()
     return PseudoResult(
         language=language, files=tuple(done), refused=tuple(refused), units=tuple(units_out)
+    )
+
+
+def _refuse_a_projects_translation(project: Any, relpath: str, target: str, language: str) -> None:
+    """A rewrite of every unit (pseudo-translation) never lands in a file that holds one of
+    the project's own translations: those are a person's, or ``kapi up``'s with their stamps."""
+    declared = project.translation_paths(relpath)
+    if target not in declared.values():
+        return
+    owner = next(lang for lang, path in sorted(declared.items()) if path == target)
+    raise HostError(
+        f"{target}: this is the project's {owner} translation of {relpath}, and "
+        "pseudo-translating would replace every translation in it; pseudo-translate into a "
+        "language the project does not translate into (--to qps, the default), or run "
+        f"`kapi run pseudo-translate --to {owner}`, which fills only the missing ones",
+        exit_code=EXIT_USAGE,
     )
 
 
