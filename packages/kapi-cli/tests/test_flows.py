@@ -163,7 +163,35 @@ def test_exec_runs_one_tool(shop):
     encoding = run(shop, "exec", "encoding-detect", "locales/fr.json")
     assert json.loads(encoding.stdout)["results"][0]["encoding"] in ("utf-8", "ascii")
     terms = run(shop, "exec", "term-check", "--text", "Simply contact support")
-    assert terms.returncode in (0, 3)
+    assert terms.returncode == 0, terms.stdout + terms.stderr  # no term in the store yet
+    imported = run(shop, "terms", "import", "terms.json", env={"KAPI_ACTOR": "person"})
+    assert imported.returncode == 0, imported.stderr
+    clean = run(shop, "exec", "term-check", "--text", "Open the Northwind dashboard")
+    assert clean.returncode == 0 and json.loads(clean.stdout)["exit_code"] == 0
+    flagged = run(shop, "exec", "term-check", "--text", "Ask Contoso via the control panel")
+    assert flagged.returncode == 3, flagged.stdout + flagged.stderr
+    found = json.loads(flagged.stdout)
+    assert found["exit_code"] == 3 and found["results"][0]["fails"] is True
+    statuses = {t["term"]: t["status"] for t in found["results"][0]["terms"]}
+    assert statuses == {"Contoso": "forbidden", "control panel": "deprecated"}
+
+
+def test_word_count_and_term_check_on_a_file_read_its_blocks_not_its_bytes(shop):
+    (shop / "locales/en.json").write_text(
+        '{"control panel": "Open the dashboard", "nav": {"home": "Home page"}}\n'
+    )
+    counted = run(shop, "exec", "word-count", "locales/en.json")
+    assert counted.returncode == 0, counted.stderr
+    stats = json.loads(run(shop, "stats", "locales/en.json", "--json").stdout)
+    (result,) = json.loads(counted.stdout)["results"]
+    assert (result["blocks"], result["words"], result["characters"]) == (2, 5, 27)
+    assert stats["total"]["words"] == 5 and stats["total"]["characters"] == 27
+    run(shop, "terms", "import", "terms.json", env={"KAPI_ACTOR": "person"})
+    checked = run(shop, "exec", "term-check", "locales/en.json")
+    assert checked.returncode == 0, checked.stdout  # "control panel" is a key, not content
+    (shop / "locales/en.json").write_text('{"a": "Use the control panel"}\n')
+    checked = run(shop, "exec", "term-check", "locales/en.json")
+    assert checked.returncode == 3 and json.loads(checked.stdout)["results"][0]["fails"] is True
 
 
 @pytest.mark.parametrize(

@@ -170,7 +170,8 @@ def exec_tool(
     if text is not None:
         if "text" not in tool.runs_on:
             raise HostError(f"{name} runs on files, not --text", exit_code=EXIT_USAGE)
-        return ToolResult(tool=name, results=(_on_text(tool, text, opts, workspace, to),))
+        result = _on_text(tool, text, opts, workspace, to)
+        return ToolResult(tool=name, results=(result,), exit_code=3 if result.get("fails") else 0)
     if "files" not in tool.runs_on and "text" not in tool.runs_on:
         raise HostError(
             f"{name} is a translation step: use it in a flow (`kapi run`)", exit_code=EXIT_USAGE
@@ -180,7 +181,7 @@ def exec_tool(
         from kapi.host.inputs import read_in
 
         data = read_in(workspace, file)
-        results.append({"file": file, **_on_file(tool, data, opts, workspace, to)})
+        results.append({"file": file, **_on_file(tool, file, data, opts, workspace, to)})
     failing = any(r.get("fails") for r in results)
     return ToolResult(tool=name, results=tuple(results), exit_code=3 if failing else 0)
 
@@ -264,7 +265,7 @@ def _on_text(
 
 
 def _on_file(
-    tool: Tool, data: bytes, opts: dict[str, Any], workspace: Workspace, to: str
+    tool: Tool, file: str, data: bytes, opts: dict[str, Any], workspace: Workspace, to: str
 ) -> dict[str, Any]:
     if tool.name == "encoding-detect":
         return {"encoding": _encoding(data)}
@@ -275,12 +276,41 @@ def _on_file(
             "issues": [],
             "note": "run `kapi run qa FILE` for translation QA over a project's targets",
         }
+    if tool.name in ("word-count", "term-check"):
+        # What the file says, not how it is spelled: its blocks' text, without keys or markup.
+        texts = _content_texts(file, data, workspace)
+        if texts is not None:
+            if tool.name == "word-count":
+                return {
+                    "blocks": len(texts),
+                    "words": sum(len(re.findall(r"\w+", text)) for text in texts),
+                    "characters": sum(len(text) for text in texts),
+                }
+            result = _term_check("\n".join(texts), workspace)
+            result.pop("text", None)
+            return result
     text = data.decode("utf-8", "replace")
     if tool.name in ("pseudo-translate", "translate", "recycle", "redact"):
         raise HostError(
             f"{tool.name} on files writes translations: use `kapi run`", exit_code=EXIT_USAGE
         )
     return _on_text(tool, text, opts, workspace, to)
+
+
+def _content_texts(file: str, data: bytes, workspace: Workspace) -> list[str] | None:
+    """The text of each of a file's translatable blocks; ``None`` when no format reads the
+    file (its bytes are then taken as text)."""
+    from kapi.core.format import FormatError
+    from kapi.core.model import plain_text
+    from kapi.formats import registry
+    from kapi.formats.reading import read_document
+
+    try:
+        _, document, _ = read_document(data, display=file, locale=workspace.source_language)
+    except (registry.UnknownFormat, FormatError):
+        return None
+    texts = (plain_text(block.source) for block in document.blocks if block.translatable)
+    return [text for text in texts if text.strip()]
 
 
 def _encoding(data: bytes) -> str:
