@@ -134,6 +134,13 @@ def test_min_score_and_limit(shop):
     assert found["total"] == 30
     assert all(m["score"] >= 0.7 for m in found["matches"])
     assert search(shop, "Open the settings page", "en", "fr", "--min-score", "1.0")["matches"] == []
+    # --from defaults to the project's source language; a search that finds nothing says so
+    plain = run(shop, "memory", "search", "Open the settings page 7", "--to", "fr")
+    assert plain.returncode == 0, plain.stderr
+    assert "Ouvrez la page des réglages 7" in plain.stdout.splitlines()[1]
+    nothing = run(shop, "memory", "search", "Quantum teapot", "--to", "fr")
+    assert nothing.returncode == 0 and nothing.stdout == ""
+    assert "no match for 'Quantum teapot'" in nothing.stderr
 
 
 @pytest.mark.parametrize(
@@ -222,6 +229,10 @@ def test_an_agent_may_not_import_and_outside_files_are_refused(shop, tmp_path):
     (shop / "memory.tmx").write_text(TMX, encoding="utf-8")
     done = run(shop, "memory", "import", "memory.tmx", env={"KAPI_ACTOR": "agent"})
     assert done.returncode == 3 and "person" in done.stderr
+    # the verb the refusal names for an agent is one kapi has
+    assert "`kapi context note`" in done.stderr
+    named = run(shop, "context", "note", "--help")
+    assert named.returncode == 0 and "--seen-in" in named.stdout
     outside = tmp_path / "outside.tmx"
     outside.write_text(TMX, encoding="utf-8")
     done = run(shop, "memory", "import", str(outside))

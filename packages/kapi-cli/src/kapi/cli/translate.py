@@ -345,7 +345,9 @@ def memory_list(limit: int | None, as_json: bool) -> None:
 
 @memory.command("search")
 @click.argument("text")
-@click.option("--from", "source", required=True, help="The language of TEXT.")
+@click.option(
+    "--from", "source", default="", help="The language of TEXT (default: the source language)."
+)
 @click.option("--to", "target", required=True, help="The language wanted.")
 @click.option("--min-score", default=0.7, show_default=True)
 @click.option("--limit", default=10, show_default=True)
@@ -368,6 +370,9 @@ def memory_search(
         fail(err, as_json=as_json)
     if as_json:
         emit_json(encode(result))
+        return
+    if not result.matches:
+        warn(f"no match for {text!r} scores {min_score} or more")
         return
     _show(
         ["score", "type", "source", "target"],

@@ -70,7 +70,8 @@ PROJECT_ORIGIN = "project"
 
 @frozen
 class MemorySearchRequest:
-    """Text to look up, from one language to another; ``min_score`` and ``limit`` as the tiers use."""
+    """Text to look up, from one language (the workspace's source language when empty) to
+    another; ``min_score`` and ``limit`` as the tiers use."""
 
     text: str
     source: str
@@ -297,7 +298,8 @@ def search_memory(request: MemorySearchRequest, workspace: Workspace) -> MemoryS
     from kapi.core.edition import EditionKeyError, canonical_locale
 
     try:
-        source, target = canonical_locale(request.source), canonical_locale(request.target)
+        source = canonical_locale(request.source or workspace.source_language)
+        target = canonical_locale(request.target)
     except EditionKeyError as err:
         raise HostError(str(err), exit_code=EXIT_USAGE) from None
     index = memory_index(workspace)
@@ -426,7 +428,7 @@ def import_memory(request: MemoryImportRequest, workspace: Workspace) -> MemoryI
     if actor.kind == ActorKind.AGENT:
         raise HostError(
             "memory is a person's decision: a person imports it with `kapi memory import`; "
-            "an agent may suggest entries (`kapi context observe`)",
+            "an agent records what it noticed for a person to review (`kapi context note`)",
             exit_code=3,
             code="not_permitted",
         )
