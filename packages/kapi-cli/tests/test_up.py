@@ -247,6 +247,12 @@ def test_translate_one_file_and_bad_languages(shop):
     assert bad.returncode == 2 and "--to" in bad.stderr
     undeclared = run(shop, "translate", "locales/en.json", "--to", "ja", "--provider", "pseudo")
     assert undeclared.returncode == 2 and "target_languages" in undeclared.stderr
+    missing = run(shop, "translate", "locales/nosuch.json", "--to", "fr", "--provider", "pseudo")
+    assert missing.returncode == 2 and "locales/nosuch.json: no such file" in missing.stderr
+    docs = run(shop, "translate", "docs/getting-started.md", "--to", "fr", "--provider", "pseudo")
+    assert docs.returncode == 2, docs.stderr
+    assert "collection 'docs' is source_only" in docs.stderr
+    assert "target_languages" not in docs.stderr  # fr is declared: that is not the reason
     unknown = run(shop, "up", "--provider", "babelfish")
     assert unknown.returncode == 2 and "unknown provider" in unknown.stderr
     assert "Traceback" not in bad.stderr + undeclared.stderr + unknown.stderr

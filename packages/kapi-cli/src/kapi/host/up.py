@@ -633,17 +633,35 @@ def run_translate(
     from kapi.formats.containment import inside
     from kapi.host.inputs import file_in
 
-    relpath = inside(project.root.resolve(), file_in(workspace, request.file))
+    path = file_in(workspace, request.file)
+    relpath = inside(project.root.resolve(), path)
+    if not path.is_file():
+        raise HostError(
+            f"{request.file}: no such file" if not path.exists() else f"{request.file}: not a file",
+            exit_code=EXIT_USAGE,
+            code="not_found",
+        )
     source = project.source_of(relpath)
     doc = source[0] if source is not None else relpath
     paths = project.translation_paths(doc)
     if language not in paths:
-        declared = ", ".join(sorted(paths)) or "none"
-        raise HostError(
-            f"{request.file}: {language} is not a target language of this file (declared: "
-            f"{declared}); add it to target_languages in kapi.yaml",
-            exit_code=EXIT_USAGE,
-        )
+        claimed = project.claim(doc)
+        if claimed is None:
+            why = "it is not in any collection of kapi.yaml; add it to one that has a target"
+        elif claimed[0].source_only:
+            why = f"its collection {claimed[0].name!r} is source_only: its files are not translated"
+        elif not claimed[1].target:
+            why = (
+                f"its content item in collection {claimed[0].name!r} names no target: add "
+                "`target:` (where each language's file goes) to it in kapi.yaml"
+            )
+        else:
+            declared = ", ".join(sorted(paths)) or "none"
+            why = (
+                f"{language} is not a target language of this file (declared: {declared}); "
+                "add it to target_languages in kapi.yaml"
+            )
+        raise HostError(f"{request.file}: {why}", exit_code=EXIT_USAGE)
     result = run_up(
         UpRequest(
             provider=request.provider,
