@@ -265,6 +265,7 @@ def test_up_and_run_refuse_a_language_the_project_does_not_translate_into(shop):
         ("up", "--to", "fr", "--to", "es", "--provider", "pseudo"),
         ("run", "translate", "--to", "es", "--provider", "pseudo"),
         ("run", "pseudo-translate", "locales/en.json", "--to", "qps"),
+        ("run", "qa", "--to", "es"),
     ):
         done = run(shop, *args)
         assert done.returncode == 2, (args, done.stdout, done.stderr)

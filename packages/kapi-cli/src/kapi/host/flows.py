@@ -183,6 +183,18 @@ def run_flow(request: RunRequest, workspace: Workspace) -> FlowResult:
     tools = [step.tool for step in flow.steps]
     languages = tuple(check_language(lang) for lang in request.to)
     docs = _docs(workspace, request.files)
+    if languages:
+        from kapi.host.translate import languages_for
+        from kapi.host.up import refuse_undeclared
+
+        project = workspace.project
+        assert project is not None  # _docs refuses a workspace without one
+        declared = {
+            lang
+            for doc in (docs or project.source_files())
+            for lang in languages_for(workspace, doc)
+        }
+        refuse_undeclared(languages, declared, files_named=bool(docs))
     provider = request.provider
     for step in flow.steps:
         if step.tool == "translate" and step.options.get("provider"):

@@ -10,7 +10,7 @@ for review. ``--plan`` says what would be done; ``--dry-run`` previews it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from attrs import field, frozen
@@ -188,6 +188,22 @@ def terms_for(
     return {language: tuple(terms) for language, terms in out.items()}
 
 
+def refuse_undeclared(
+    languages: Sequence[str], declared: Iterable[str], *, files_named: bool
+) -> None:
+    """A usage error naming each of ``languages`` (``--to``) the files do not translate into."""
+    declared = set(declared)
+    unknown = [lang for lang in languages if lang not in declared]
+    if unknown:
+        where = "these files" if files_named else "this project"
+        raise HostError(
+            f"--to {', '.join(unknown)}: not a target language of {where} (declared: "
+            f"{', '.join(sorted(declared)) or 'none'}); add it to target_languages "
+            "in kapi.yaml",
+            exit_code=EXIT_USAGE,
+        )
+
+
 def run_up(request: UpRequest, workspace: Workspace, progress: Progress | None = None) -> UpResult:
     """Converge the project's translations (see the module's docstring)."""
     from kapi.host.memory import memory_index
@@ -221,17 +237,8 @@ def run_up(request: UpRequest, workspace: Workspace, progress: Progress | None =
             for s in project_documents(workspace, docs, home=home)
             if languages_for(workspace, s.doc)
         ]
-        if request.languages:
-            declared = {lang for s in staged_docs for lang in languages_for(workspace, s.doc)}
-            unknown = [lang for lang in request.languages if lang not in declared]
-            if unknown:
-                where = "these files" if request.docs else "this project"
-                raise HostError(
-                    f"--to {', '.join(unknown)}: not a target language of {where} (declared: "
-                    f"{', '.join(sorted(declared)) or 'none'}); add it to target_languages "
-                    "in kapi.yaml",
-                    exit_code=EXIT_USAGE,
-                )
+        declared = {lang for s in staged_docs for lang in languages_for(workspace, s.doc)}
+        refuse_undeclared(request.languages, declared, files_named=bool(request.docs))
         plans: dict[str, dict[str, int]] = {}
         work: list[tuple[Staged, list[Any]]] = []
         review: list[UnitOutcome] = []
