@@ -1,6 +1,7 @@
 """Projects: the recipe, discovery, translations joined as editions, the store behind assets."""
 
 import json
+import re
 import sqlite3
 import subprocess
 import sys
@@ -103,6 +104,21 @@ def test_recipe_errors_name_file_line_and_key(tmp_path):
         load_project(recipe)
     recipe.write_text("version: v1\ndefaults: {source_langauge: en}\n")
     assert any("did you mean defaults.source_language" in w for w in load_project(recipe).warnings)
+
+
+def test_a_likely_typo_in_the_recipe_is_said_by_every_verb(shop):
+    recipe = shop.root / "kapi.yaml"
+    recipe.write_text(RECIPE.replace("defaults:", "defaultz:"))
+    for args in (("status",), ("up", "--provider", "pseudo", "--plan"), ("check", "docs/guide.md")):
+        result = shop(*args)
+        said = re.search(
+            r"warning: kapi\.yaml(:5)?: defaultz: unknown key; did you mean defaults\?",
+            result.stderr,
+        )
+        assert said is not None, (args, result.stderr)
+        assert str(shop.root) not in result.stderr  # the recipe is named as the project has it
+    recipe.write_text(RECIPE)
+    assert "warning" not in shop("status").stderr
 
 
 def test_discovery_order(tmp_path, monkeypatch):

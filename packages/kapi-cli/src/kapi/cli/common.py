@@ -35,7 +35,17 @@ def workspace_of(source_lang: str | None = None) -> Workspace:
     except HostError as err:
         _exit(err)
     ctx.call_on_close(workspace.close)  # the store closes when the verb ends
+    say_recipe_warnings(workspace)
     return workspace
+
+
+def say_recipe_warnings(workspace: Workspace) -> None:
+    """Each likely typo in the project's kapi.yaml, on stderr (a key kapi does not read)."""
+    if workspace.project is not None:
+        from kapi.cli.output import warn
+
+        for warning in workspace.project.warnings:
+            warn(f"warning: {warning}")
 
 
 def _exit(err: HostError) -> NoReturn:

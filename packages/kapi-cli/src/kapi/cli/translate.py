@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from kapi.cli.common import workspace_of
+from kapi.cli.common import say_recipe_warnings, workspace_of
 from kapi.cli.output import emit_json, fail, say, table, warn
 from kapi.host.errors import HostError, KapiError
 
@@ -202,6 +202,7 @@ def status(as_json: bool) -> None:
     project = (click.get_current_context().find_root().obj or {}).get("project")
     try:  # status always exits 0: a recipe that does not load is said, not failed on
         with open_workspace(project=project) as workspace:
+            say_recipe_warnings(workspace)
             result = project_status(workspace)
     except KapiError as err:
         warn(f"Error: {err}")

@@ -807,8 +807,10 @@ def _typos(
         near = difflib.get_close_matches(key, known, n=1, cutoff=0.75)
         if near:
             line = line_of(node, key)
+            where = f"{path.name}:{line}" if line is not None else path.name
             warnings.append(
-                f"{path}:{line}: {prefix}{key}: unknown key; did you mean {prefix}{near[0]}? (kept as written)"
+                f"{where}: {prefix}{key}: unknown key; did you mean {prefix}{near[0]}? "
+                "(kept as written, and not read)"
             )
 
 
