@@ -194,3 +194,30 @@ def test_markdown_markup_between_lines_is_skipped_when_placing(tmp_path) -> None
     }
     assert placed["s1/q1"][0] == FilePosition(4, 7)
     assert placed["s1/li1"] == (FilePosition(7, 13), "item *x* and continued so so")
+
+
+PLURAL_JSON = (
+    "{\n"
+    '  "items_one": "{{count}} item is is here",\n'
+    '  "items_other": "{{count}} items are are here"\n'
+    "}\n"
+)
+
+
+def test_a_finding_in_each_plural_form_of_a_json_key_is_at_that_forms_own_line(
+    kapi, tmp_path
+) -> None:
+    # i18next writes a plural as one key per form; kapi reads them as one block with forms
+    (tmp_path / "en.json").write_text(PLURAL_JSON, encoding="utf-8")
+    findings = json.loads(kapi("check", "en.json", "--json").stdout)["findings"]
+    places = sorted(
+        (f["location"]["start"]["line"], f["location"]["start"]["column"], f["location"]["end"])
+        for f in findings
+        if f["rule"].startswith("hygiene")
+    )
+    assert places == [
+        (2, 32, {"line": 2, "column": 37}),  # "is is", after "{{count}} item "
+        (3, 35, {"line": 3, "column": 42}),  # "are are", after "{{count}} items "
+    ], findings
+    output = kapi("check", "en.json").output
+    assert "en.json:2:32 " in output and "en.json:3:35 " in output

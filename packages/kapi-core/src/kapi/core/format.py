@@ -130,19 +130,20 @@ class TextLocator(Protocol):
 
     A text format whose skeleton records the span of each value gives one
     (``kapi.formats.skeleton.text_locator``); formats without spans (office
-    packages, JSON catalogs today) give none and findings keep their lines.
+    packages) give none and findings keep their lines.
     Positions are computed only when asked, for findings.
     """
 
     def locate(
-        self, block: str, edition: str, run: int, offset: int, *, end: bool = False
+        self, block: str, edition: str, run: int, offset: int, *, end: bool = False, form: str = ""
     ) -> int | None:
         """The character index in the file's text of a run position in a block's edition.
 
         ``edition`` is ``""`` for the block's own text, else the edition key
         (a PO msgstr's locale). ``end`` asks for an exclusive end: just after
-        the last character before the position. ``None`` when the block or
-        edition has no span.
+        the last character before the position. ``form`` names the plural form
+        of a block written as one value per form (``run`` and ``offset`` are then
+        in that form's runs). ``None`` when the block, edition or form has no span.
         """
         ...
 

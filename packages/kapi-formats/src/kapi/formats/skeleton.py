@@ -173,25 +173,27 @@ class SpanLocator:
     def __init__(self, skeleton: TextSkeleton, keys: tuple[tuple[str, str], ...]) -> None:
         self.skeleton = skeleton
         self.keys = keys
-        self._spans: dict[tuple[str, str], Span] | None = None
+        self._spans: dict[tuple[str, str, str], Span] | None = None
         self._newlines: list[int] | None = None
         self._starts: list[int] | None = None
 
-    def _span(self, block: str, edition: str) -> Span | None:
+    def _span(self, block: str, edition: str, form: str = "") -> Span | None:
         if self._spans is None:
             by_id = dict(self.keys)
-            spans: dict[tuple[str, str], Span] = {}
+            spans: dict[tuple[str, str, str], Span] = {}
             for span in self.skeleton.spans:
                 key = by_id.get(span.block_id)
                 if key is not None and span.end > span.start and span.kind != "plural-form":
-                    spans.setdefault((key, span.edition), span)
+                    # a value of one plural form (a JSON ``key_one``) is placed by its form
+                    written = span.kind[5:] if span.kind.startswith("form:") else ""
+                    spans.setdefault((key, span.edition, written), span)
             self._spans = spans
-        return self._spans.get((block, edition))
+        return self._spans.get((block, edition, form))
 
     def locate(
-        self, block: str, edition: str, run: int, offset: int, *, end: bool = False
+        self, block: str, edition: str, run: int, offset: int, *, end: bool = False, form: str = ""
     ) -> int | None:
-        span = self._span(block, edition)
+        span = self._span(block, edition, form)
         if span is None:
             return None
         written = _written_text(span.runs)

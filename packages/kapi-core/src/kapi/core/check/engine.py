@@ -522,18 +522,27 @@ def _placed(finding: Finding, target: CheckTarget) -> tuple[FilePosition, FilePo
     """Where a finding's anchored text stands in the file: start, exclusive end, text as written."""
     locator = target.locator
     anchor = finding.location.anchor
-    if locator is None or anchor is None or anchor.path:
+    if locator is None or anchor is None:
         return None
+    form = ""
+    if anchor.path:
+        # Only a plural form the file writes as a value of its own can be placed.
+        if len(anchor.path) != 2 or anchor.path[0] != 0:
+            return None
+        step = anchor.path[1]
+        if not isinstance(step, tuple) or step[0] != "plural":
+            return None
+        form = step[1]
     edition = str(finding.metadata.get("edition", "") or "")
     if edition and target.target_blocks is not None:
         return None  # the target side was read from another file
     if edition and target.source_blocks is not None:
         edition = ""  # the target side is this file's own text
     block = finding.location.block
-    start = locator.locate(block, edition, anchor.start.run, anchor.start.offset)
+    start = locator.locate(block, edition, anchor.start.run, anchor.start.offset, form=form)
     if start is None:
         return None
-    end = locator.locate(block, edition, anchor.end.run, anchor.end.offset, end=True)
+    end = locator.locate(block, edition, anchor.end.run, anchor.end.offset, end=True, form=form)
     if end is None or end < start:
         end = start
     return (

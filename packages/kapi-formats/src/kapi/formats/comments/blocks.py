@@ -70,10 +70,10 @@ class CommentLocator:
                 self._lines.append(index + 1)
 
     def locate(
-        self, block: str, edition: str, run: int, offset: int, *, end: bool = False
+        self, block: str, edition: str, run: int, offset: int, *, end: bool = False, form: str = ""
     ) -> int | None:
         comment = self._comments.get(block)
-        if comment is None or edition:
+        if comment is None or edition or form:
             return None
         starts = self._starts[block]
         if run >= len(starts):
