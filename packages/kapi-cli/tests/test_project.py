@@ -119,6 +119,9 @@ def test_a_likely_typo_in_the_recipe_is_said_by_every_verb(shop):
         assert str(shop.root) not in result.stderr  # the recipe is named as the project has it
     recipe.write_text(RECIPE)
     assert "warning" not in shop("status").stderr
+    recipe.write_text(RECIPE.replace("target_languages: [fr, de]", "target_languages: [fr, en]"))
+    said = shop("status").stderr
+    assert "warning: kapi.yaml: defaults.target_languages names the source language en" in said
 
 
 def test_discovery_order(tmp_path, monkeypatch):

@@ -537,7 +537,14 @@ def _project_of(recipe_path: Path, data: Any) -> Project:
         )
     project_id = str(data.get("id") or "")
     if project_id and not project_id.startswith("prj_"):
-        warnings.append(f"{recipe_path}: id {project_id!r} does not look minted by kapi (prj_…)")
+        warnings.append(
+            f"{recipe_path.name}: id {project_id!r} does not look minted by kapi (prj_…)"
+        )
+    if source in targets:
+        warnings.append(
+            f"{recipe_path.name}: defaults.target_languages names the source language "
+            f"{source}: its text is the source, never a translation of it"
+        )
     root = recipe_path.parent.resolve()
     return Project(
         root=root,
