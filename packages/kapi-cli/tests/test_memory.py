@@ -103,6 +103,10 @@ def test_tmx_import_maps_inline_codes_and_search_finds_each_tier(shop):
     coded = search(shop, 'Pay <x id="7/"/> now')
     assert coded["matches"][0]["match_type"] == "structural-exact"
     assert coded["matches"][0]["target"] == 'Payer <x id="1/"/> maintenant'
+    # A query written as the catalogue writes it: its placeholder is taken as the code.
+    spelled = search(shop, "Pay {{amount}} now")
+    assert spelled["matches"][0]["match_type"] == "structural-exact"
+    assert spelled["matches"][0]["target"] == 'Payer <x id="1/"/> maintenant'
     # The same words with no code: exact, but the codes differ, so 0.99.
     plain = search(shop, "Pay now")
     assert plain["matches"][0]["match_type"] == "exact"

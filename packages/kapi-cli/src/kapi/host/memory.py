@@ -305,11 +305,23 @@ def search_memory(request: MemorySearchRequest, workspace: Workspace) -> MemoryS
     index = memory_index(workspace)
     try:
         matches = find_matches(
-            index, request.text, source, target, request.min_score, wanted=request.limit
-        )
+            index, _as_edit_text(request.text), source, target, request.min_score,
+            wanted=request.limit,
+        )  # fmt: skip
     finally:
         index.close()
     return MemorySearch(matches=tuple(matches[: request.limit]), total=len(matches))
+
+
+def _as_edit_text(text: str) -> str:
+    """A query as edit text: placeholders written as a catalogue writes them (``{{amount}}``,
+    ``{name}``) become codes, as memory holds them; edit text with codes is taken as it is."""
+    if "<x" in text or "<g" in text or "{" not in text:
+        return text
+    from kapi.core.edittext import render_edit_text
+    from kapi.formats.icu import parse_placeholders
+
+    return render_edit_text(parse_placeholders(text))
 
 
 def find_matches(
