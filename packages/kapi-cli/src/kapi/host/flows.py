@@ -12,7 +12,6 @@ into each target's file in a project, beside the source ad hoc (:mod:`kapi.host.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from attrs import field, frozen
@@ -246,10 +245,12 @@ def _docs(workspace: Workspace, files: Sequence[str]) -> tuple[str, ...]:
             "`kapi exec TOOL --text …` runs one tool anywhere",
             exit_code=1,
         )
+    from kapi.host.inputs import file_in
+
     docs = []
     for file in files:
-        base = workspace.cwd or Path.cwd()
-        relpath = project.relative(base / file)
+        # held to the project like every file a verb is given: a link leading out is refused
+        relpath = project.relative(file_in(workspace, file))
         if relpath is None:
             raise HostError(f"{file}: outside the project", exit_code=EXIT_USAGE)
         source = project.source_of(relpath)

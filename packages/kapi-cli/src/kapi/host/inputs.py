@@ -135,7 +135,10 @@ def file_in(workspace: Workspace, name: str | os.PathLike[str]) -> Path:
     try:
         return resolve_inside(root, os.fspath(name), relative_to=base, scope=scope)
     except Outside as err:
-        raise HostError(str(err), exit_code=EXIT_USAGE) from None
+        raise HostError(
+            f"{err}: kapi reads and writes files only inside {scope}",
+            exit_code=EXIT_USAGE,
+        ) from None
 
 
 def read_in(workspace: Workspace, name: str | os.PathLike[str], *, max_bytes: int = 0) -> bytes:
