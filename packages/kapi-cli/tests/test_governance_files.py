@@ -222,7 +222,7 @@ def test_init_force_is_refused_for_an_agent_and_replaces_for_a_person(shop):
     person = shop.run("init", "--force", actor="person")
     assert person.returncode == 0, person.stderr
     assert shop.bytes("kapi.yaml") != recipe
-    assert "prj_governed" not in shop.bytes("kapi.yaml").decode()
+    assert "\nid: prj_governed\n" in shop.bytes("kapi.yaml").decode()  # the id is kept
 
 
 def test_an_agent_may_start_a_project_where_there_is_none(tmp_path):

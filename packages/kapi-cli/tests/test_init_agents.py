@@ -153,7 +153,10 @@ def test_force_still_replaces_the_recipe_for_a_person(repo):
     )
     done = _init(repo, "--force")
     assert done.returncode == 0, done.stderr
-    assert "prj_old" not in (repo / "kapi.yaml").read_text(encoding="utf-8")
+    recipe = (repo / "kapi.yaml").read_text(encoding="utf-8")
+    assert "name: old" not in recipe and "docs/**/*.md" in recipe  # proposed afresh
+    # ...under the id the store and extracted files carry
+    assert "\nid: prj_old0000000000000000000000000\n" in recipe
 
 
 # --- someone else's configuration ------------------------------------------------------------

@@ -303,7 +303,9 @@ def stats(files: tuple[str, ...], as_json: bool, source_lang: str, format_name: 
     "--source-lang", default="en", show_default=True, help="The language content is written in."
 )
 @click.option(
-    "--force", is_flag=True, help="Replace an existing kapi.yaml (a person's; agents are refused)."
+    "--force",
+    is_flag=True,
+    help="Replace an existing kapi.yaml, keeping its project id (a person's; agents are refused).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print what was written as JSON.")
 @click.option(
@@ -335,7 +337,8 @@ def init(
     collections with target templates; Markdown and HTML become docs collections.
     Templates (Jinja, Liquid, Handlebars, Go), tests, dependencies, build output and
     vendored folders are left out; what was found and left out goes to stderr.
-    Also writes .kapi/.gitignore, so the local store stays out of version control.
+    kapi's own rules files (AGENTS.md, CLAUDE.md) are never content. Also writes
+    .kapi/.gitignore, so the local store stays out of version control.
 
     Wires the agent hosts: the MCP entry `kapi mcp --project kapi.yaml` in .mcp.json,
     .cursor/mcp.json, .vscode/mcp.json or .codex/config.toml, and the kapi skill in

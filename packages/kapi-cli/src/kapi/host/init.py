@@ -6,9 +6,11 @@ collections with target templates, a gettext ``.pot`` the source of its
 ``.po`` files; prose (Markdown, MDX, HTML) becomes source-only collections,
 Markdown declared ``format: myst`` where a Sphinx ``conf.py`` sits beside it or above.
 Templates, tests, dependencies, build output and vendored folders are left
-out, each with its reason, and excluded where a glob would reach them.
+out, each with its reason, and excluded where a glob would reach them;
+kapi's own rules files (``AGENTS.md``, ``CLAUDE.md``) are never content.
 The recipe is written once, with a freshly minted project id; only a person
-replaces it (``--force``), as only a person edits it.
+replaces it (``--force``), as only a person edits it, and the replacement
+keeps the id (the store and extracted files carry it).
 """
 
 from __future__ import annotations
@@ -20,12 +22,13 @@ from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from attrs import frozen
+from attrs import evolve, frozen
 
 from kapi.core.change.ports import ActorKind
 from kapi.core.edition import EditionKeyError, canonical_locale
 from kapi.host.errors import EXIT_USAGE, HostError
-from kapi.host.project import RECIPE_NAME, STATE_DIR, mint_project_id
+from kapi.host.project import RECIPE_NAME, is_rules_file, mint_project_id
+from kapi.host.state import STATE_DIR, STATE_IGNORE
 
 __all__ = [
     "CollectionSummary",
@@ -137,6 +140,7 @@ class InitPlan:
     left_out: tuple[LeftOut, ...] = ()
     exclude: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    id_kept: bool = False  # the id is that of the recipe --force replaced
 
     def recipe_text(self) -> str:
         lines = [
@@ -289,15 +293,21 @@ def _is_template(root: Path, relpath: str) -> bool:
     return any(mark in head for mark in _TEMPLATE_MARKS)
 
 
-def plan_init(root: Path, *, source_language: str = "en") -> InitPlan:
-    """Propose collections from the files below ``root``, and say what was left out and why."""
+def plan_init(
+    root: Path, *, source_language: str = "en", project_id: str | None = None
+) -> InitPlan:
+    """Propose collections from the files below ``root``, and say what was left out and why.
+
+    ``project_id`` is the id of a recipe being replaced, kept; None mints a new one.
+    """
     from kapi.core.governance.glob import glob_match, literal_prefix
     from kapi.formats import registry
 
     source = canonical_locale(source_language)
     left_out: list[LeftOut] = []
     notes: list[str] = []
-    files = list(_walk_tree(root, left_out))
+    # kapi's own rules files (AGENTS.md, CLAUDE.md, in any folder) govern, never content
+    files = [f for f in _walk_tree(root, left_out) if not is_rules_file(f)]
     present = set(files)
     catalogues: dict[str, list[_Catalogue]] = defaultdict(list)  # template -> catalogues
     pots: list[str] = []
@@ -349,10 +359,19 @@ def plan_init(root: Path, *, source_language: str = "en") -> InitPlan:
             source_path = first.bare
         translations = [c for c in group if c.lang != source and c.relpath != source_path]
         if not source_path:
-            what = "a .pot template or a " if first.format == "po" else "a "
-            if len(by_lang) > 1:  # one file named like a language is seldom a translation
+            if first.format == "po":  # a .po file is a translation, even alone
+                missing = f"no .pot template and no {template.replace('{lang}', source)}"
                 orphans += [
-                    LeftOut(c.relpath, f"a translation with no source: {what}{source} file")
+                    LeftOut(
+                        c.relpath,
+                        f"a translation with no source: {missing}; add one and run "
+                        "`kapi init --force`, or declare the collection in kapi.yaml",
+                    )
+                    for c in translations
+                ]
+            elif len(by_lang) > 1:  # one file named like a language is seldom a translation
+                orphans += [
+                    LeftOut(c.relpath, f"a translation with no source: a {source} file")
                     for c in translations
                 ]
             continue
@@ -437,7 +456,7 @@ def plan_init(root: Path, *, source_language: str = "en") -> InitPlan:
         source_language=source,
         target_languages=tuple(sorted(targets)),
         collections=tuple(collections),
-        project_id=mint_project_id(),
+        project_id=project_id or mint_project_id(),
         left_out=tuple(left_out),
         exclude=tuple(exclude),
         notes=tuple(notes),
@@ -573,7 +592,7 @@ def write_init(
     replaced: list[tuple[str, str]] = []
     if recipe.exists():
         replaced.append((RECIPE_NAME, "the project recipe"))
-    if ignore.is_file() and ignore.read_bytes() != _IGNORE:
+    if ignore.is_file() and ignore.read_bytes() != STATE_IGNORE:
         replaced.append((f"{STATE_DIR}/{ignore.name}", "kapi's project state"))
     for name, what in replaced:
         refusal = ChangePolicy().governed_refusal(name, what, actor_kind)
@@ -581,11 +600,8 @@ def write_init(
             raise HostError(refusal.message, exit_code=refusal.exit_code, code=refusal.code.value)
     recipe.write_text(plan.recipe_text(), encoding="utf-8")
     state.mkdir(exist_ok=True)
-    ignore.write_bytes(_IGNORE)
+    ignore.write_bytes(STATE_IGNORE)
     return [recipe, ignore]
-
-
-_IGNORE = b"*\n"  # the local state stays out of version control
 
 
 @frozen
@@ -624,6 +640,7 @@ class InitSummary:
     notes: tuple[str, ...] = ()
     recipe_written: bool = True  # False: a recipe was there, and kapi init left it as it was
     agents: Any = None  # the AgentWiring: each host file and skill folder, and what was done
+    id_kept: bool = False  # True: --force kept the id of the recipe it replaced
 
 
 @frozen
@@ -675,8 +692,53 @@ class InitResult:
             exclude=plan.exclude,
             left_out=plan.left_out,
             notes=plan.notes,
+            id_kept=plan.id_kept,
             agents=self.agents,
         )
+
+
+_ID = re.compile(r"prj_[A-Za-z0-9]+")
+_ID_LINE = re.compile(r"""^id:[ \t]*(["']?)(prj_[A-Za-z0-9]+)\1[ \t]*(?:#.*)?$""", re.MULTILINE)
+
+
+def _held_id(recipe: Path) -> str | None:
+    """The ``id:`` of the recipe ``--force`` replaces, as written (None when it has none).
+
+    Read from the recipe's YAML, or, when that does not parse, from its ``id:`` line.
+    """
+    from kapi.host.yaml import YamlSyntaxError, load_plain
+
+    try:
+        text = recipe.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    try:
+        data = load_plain(text)
+    except YamlSyntaxError:
+        line = _ID_LINE.search(text)
+        return line.group(2) if line else None
+    if not isinstance(data, dict) or data.get("id") is None:
+        return None
+    held = data["id"]
+    return held if isinstance(held, str) else repr(held)
+
+
+def _valid_id(held: str) -> bool:
+    return _ID.fullmatch(held) is not None
+
+
+def _id_note(held: str | None, project_id: str) -> str:
+    if held == project_id:
+        return (
+            f"kept the project id {project_id} from the {RECIPE_NAME} replaced "
+            "(the store and extracted files carry it)"
+        )
+    if held is None or not held.strip():
+        return f"the {RECIPE_NAME} replaced had no project id; minted {project_id}"
+    return (
+        f"the {RECIPE_NAME} replaced had id {held!r}, not a kapi project id (prj_ then "
+        f"letters and digits); minted {project_id}"
+    )
 
 
 def run_init(request: InitRequest, *, actor_kind: ActorKind = ActorKind.PERSON) -> InitResult:
@@ -698,7 +760,18 @@ def run_init(request: InitRequest, *, actor_kind: ActorKind = ActorKind.PERSON) 
         kept = load_project(recipe_path)
         translation = bool(kept.target_languages)
     else:
-        plan = plan_init(root, source_language=request.source_language)
+        held = _held_id(recipe_path) if recipe_path.exists() else None
+        plan = plan_init(
+            root,
+            source_language=request.source_language,
+            project_id=held if held is not None and _valid_id(held) else None,
+        )
+        if recipe_path.exists():
+            plan = evolve(
+                plan,
+                notes=(_id_note(held, plan.project_id), *plan.notes),
+                id_kept=plan.project_id == held,
+            )
         translation = bool(plan.target_languages)
     if request.rules_files:
         from kapi.host.context_rules import check_rules_files
@@ -713,10 +786,11 @@ def run_init(request: InitRequest, *, actor_kind: ActorKind = ActorKind.PERSON) 
     if plan is not None:
         recipe, ignore = write_init(plan, force=request.force, actor_kind=actor_kind)
     else:
+        from kapi.host.state import write_state_ignore
+
         recipe, ignore = recipe_path, root / STATE_DIR / ".gitignore"
-        if not ignore.exists():
-            ignore.parent.mkdir(exist_ok=True)
-            ignore.write_bytes(_IGNORE)
+        ignore.parent.mkdir(exist_ok=True)
+        write_state_ignore(ignore.parent)  # an ignore file already there is kept
     from kapi.host.agents import apply_wiring
 
     apply_wiring(writes)

@@ -23,6 +23,7 @@ from attrs import field, frozen
 from kapi.core.edition import EditionKeyError, canonical_locale
 from kapi.core.governance.glob import GlobError, glob_match, literal_prefix
 from kapi.host.errors import EXIT_ERROR, EXIT_USAGE, HostError
+from kapi.host.state import STATE_DIR
 from kapi.host.yaml import YamlSyntaxError, key_path, line_of, line_of_path, load_yaml
 
 __all__ = [
@@ -33,13 +34,13 @@ __all__ = [
     "RecipeError",
     "RedactionRule",
     "discover_project",
+    "is_rules_file",
     "line_of_key",
     "load_project",
     "mint_project_id",
 ]
 
 RECIPE_NAME = "kapi.yaml"
-STATE_DIR = ".kapi"
 VOICES_DIR = "voices"
 TERMS_NAME = "terms.json"  # the terms bundle beside the recipe when defaults.terms_source is unset
 _VOICE_SUFFIXES = (".yaml", ".yml")
@@ -223,7 +224,7 @@ class Project:
         first, _, rest = key.partition("/")
         if first == STATE_DIR:
             return "kapi's project state"
-        if key.rpartition("/")[2] in _RULES_FILES:
+        if is_rules_file(relpath):
             return "a rules file (kapi writes its section from the context)"
         if first == VOICES_DIR and rest and rest.endswith(_VOICE_SUFFIXES):
             return "a voice profile"
@@ -419,6 +420,13 @@ def target_path(item: ContentItem, relpath: str, lang: str) -> str:
     for token, value in values.items():
         out = out.replace("{" + token + "}", value)
     return str(PurePosixPath(out)).lstrip("/") if out else out
+
+
+def is_rules_file(relpath: str) -> bool:
+    """Whether ``relpath`` names a rules file (``AGENTS.md``, ``CLAUDE.md``) in any folder:
+    kapi writes its section there from the context, so it is never content."""
+    name = relpath.rpartition("/")[2]
+    return (name.casefold() if _CASELESS else name) in _RULES_FILES
 
 
 def mint_project_id() -> str:

@@ -25,6 +25,7 @@ from kapi.core.edition import EditionKey, EditionKeyError
 from kapi.core.governance.terms import TERM_STATUSES, Concept, TermStatus, concept_id_for
 from kapi.core.governance.terms import Term as StoreTerm
 from kapi.host.errors import EXIT_ERROR, EXIT_GATE, HostError
+from kapi.host.state import STATE_DIR, make_state_dir
 
 if TYPE_CHECKING:  # the change service's values: a check reads terms without loading them
     from kapi.core.change.ops import ChangeSet, Decide, Memory, Recipe, Term
@@ -177,7 +178,10 @@ class ProjectStore:
         self.source_language = source_language
         self.display = display or str(path)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            if path.parent.name == STATE_DIR:
+                make_state_dir(path.parent)  # with its .gitignore, when this store creates it
+            else:
+                path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as err:
             folder = Path(self.display).parent.as_posix()
             reason = (

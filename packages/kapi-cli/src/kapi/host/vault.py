@@ -76,7 +76,9 @@ class Vault:
         """Write the vault (owner-only) when something was added: a temporary file, then a rename."""
         if not self.added:
             return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        from kapi.host.state import make_state_dir
+
+        make_state_dir(self.path.parent)  # the project's .kapi/, with its .gitignore when new
         temporary = self.path.with_name(VAULT_NAME + ".tmp")
         descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
