@@ -637,7 +637,7 @@ def voice_brief(voice: VoiceProfile) -> list[str]:
             lines.append(f"{label}: {value}.")
     for pattern in style.prohibited_patterns:
         if pattern.description:
-            lines.append(f"Avoid: {pattern.description}.")
+            lines.append(f"Avoid: {_sentence(pattern.description)}")
     for example in voice.examples:
         if example.before and example.after:
             lines.append(f'Write "{example.after}", not "{example.before}".')
@@ -645,6 +645,12 @@ def voice_brief(voice: VoiceProfile) -> list[str]:
         if constraint.statement:
             lines.append(f"- {constraint.statement}")
     return lines
+
+
+def _sentence(text: str) -> str:
+    """``text`` as a sentence: a full stop added unless it ends with one (or ``!`` or ``?``)."""
+    text = text.rstrip()
+    return text if text.endswith((".", "!", "?", "…")) else text + "."
 
 
 def _suggestions(
