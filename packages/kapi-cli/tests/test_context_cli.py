@@ -412,6 +412,8 @@ def test_a_suggestion_against_the_voice_is_contested_and_cannot_be_kept(shop):
     assert suggestion["status"] == "contested"
     assert suggestion["contested_by"] == ["voice:shop-ui/cart"]
     assert '[contested by the voice shop-ui (say "cart")]' in ok(shop, "context", "locales/en.json")
+    (found,) = json.loads(ok(shop, "context", "search", "basket", "--json"))["suggestions"]
+    assert found["status"] == "contested" and found["contested_by"] == ["voice:shop-ui/cart"]
 
     # the voice's rule stays in force: keeping or choosing the suggestion is refused, and
     # nothing is recorded
@@ -421,6 +423,10 @@ def test_a_suggestion_against_the_voice_is_contested_and_cannot_be_kept(shop):
         assert refused.returncode == 3, refused.stdout + refused.stderr
         assert 'the voice shop-ui (say "cart"), a rule in force' in refused.stderr
         assert f"kapi context review --drop #{op[:10]}" in refused.stderr
+    skipped = run(shop, "context", "review", "--keep", "all", "--session", "s-one")
+    assert skipped.returncode == 0, skipped.stderr
+    assert f"skipped #{op[:10]}: contested by the voice shop-ui" in skipped.stderr
+    assert "a rule in force that stays" in skipped.stderr
     assert ok(shop, "context", "log", "--json") == log_before
     assert "basket" not in ok(shop, "terms", "list")
 
@@ -511,3 +517,41 @@ def test_the_voice_brief_and_rules_files_end_a_pattern_description_once(shop):
         text = (shop / name).read_text(encoding="utf-8")
         assert ".." not in text.replace("...", ""), name
     assert "Avoid: Do not tell shoppers a step is easy.\n" in section(shop / "locales")
+
+
+def test_review_in_a_terminal_offers_no_choice_against_the_voice(shop):
+    import pty
+    import select
+
+    op = note(
+        shop, "s-one", "--from", "cart", "--to", "basket", "--suggest",
+        "--seen-in", "locales/en.json",
+    )  # fmt: skip
+    env = {k: v for k, v in os.environ.items() if k not in _MARKERS}
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: kapi in a terminal
+        os.chdir(shop)
+        os.execve(KAPI, [KAPI, "context", "review"], env)
+    output = b""
+    sent = False
+    while True:
+        ready, _, _ = select.select([fd], [], [], 30)
+        if not ready:
+            break
+        try:
+            chunk = os.read(fd, 1024)
+        except OSError:
+            break
+        if not chunk:
+            break
+        output += chunk
+        if not sent and b"[s]kip" in output:
+            os.write(fd, b"d\n")
+            sent = True
+    os.waitpid(pid, 0)
+    assert sent, output
+    assert b'contested by the voice shop-ui (say "cart"), a rule in force that stays' in output
+    assert b"[d]rop, [s]kip, [q]uit" in output and b"[c]hoose" not in output
+    assert f"drop #{op[:10]}".encode() in output
+    (line,) = json.loads(ok(shop, "context", "log", "--json", "--status", "dropped"))["operations"]
+    assert line["operation"] == op

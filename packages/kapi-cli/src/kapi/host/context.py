@@ -540,6 +540,7 @@ def _fold(governance: Any, context: Any, locale: str, notes: list[str]) -> Fold:
         else:
             words = rule_words(context.log.records())
             in_force = store_rules(context.store.concepts_naming(words), locale)
+            governance = governance or context.governance()
             if governance is not None:
                 in_force.extend(voice_rules(governance, context.log.records(), words))
             folded = context.log.fold(in_force)
