@@ -349,3 +349,209 @@ def test_a_persons_prepared_change_set_lands_whole_and_an_agents_is_refused(proj
         line["kind"] for line in json.loads(ok(project, "context", "log", "--json"))["operations"]
     ]
     assert kinds.count("edit") == 2
+
+
+# --- a suggestion against the voice's rule in force -----------------------------------
+
+SHOP = Path(__file__).resolve().parents[3] / "examples" / "shop"
+
+
+@pytest.fixture
+def shop(tmp_path) -> Path:
+    """The example shop as a git checkout, its strings naming both the cart and a basket
+    (its voice, voices/shop-ui.yaml, says "cart", not "basket")."""
+    import shutil
+
+    root = tmp_path / "shop"
+    shutil.copytree(SHOP, root)
+    strings = json.loads((root / "locales/en.json").read_text(encoding="utf-8"))
+    strings["nav"]["basket"] = "Your basket"
+    (root / "locales/en.json").write_text(json.dumps(strings, indent=2) + "\n", encoding="utf-8")
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    ok(root, "init")
+    return root
+
+
+def vocabulary(root: Path, path: str = "locales/en.json") -> tuple[int, set[tuple[str, bool, str]]]:
+    """The check's word findings: (rule, fails, message)."""
+    done = run(root, "check", path, "--json")
+    found = {
+        (f["rule"], f["fails"], f["message"])
+        for f in json.loads(done.stdout)["findings"]
+        if f["rule"].endswith("vocabulary")
+    }
+    return done.returncode, found
+
+
+CART = 'Use "cart" instead of "basket"'
+BASKET = 'Use "basket" instead of "cart"'
+
+
+def test_a_suggestion_against_the_voice_is_contested_and_cannot_be_kept(shop):
+    noted = json.loads(
+        ok(
+            shop,
+            "context", "note", "--from", "cart", "--to", "basket", "--suggest",
+            "--seen-in", "locales/en.json", "--json",
+            session="s-one",
+        )
+    )  # fmt: skip
+    op = noted["operation"]
+    assert noted["status"] == "contested"
+    assert noted["contested_by"] == ["voice:shop-ui/cart"]
+
+    # every surface says it is contested and by which rule in force
+    (line,) = json.loads(ok(shop, "context", "log", "--json"))["operations"]
+    assert line["status"] == "contested" and line["contested_by"] == ["voice:shop-ui/cart"]
+    assert '[contested by the voice shop-ui (say "cart")]' in line["line"]
+    peek = ok(shop, "context", "review", "--peek")
+    assert peek.startswith("Conflicts:\n") and f"#{op[:10]}" in peek
+    assert 'contested by the voice shop-ui (say "cart")' in peek
+    answer = json.loads(ok(shop, "context", "locales/en.json", "--json"))
+    (suggestion,) = answer["suggestions"]
+    assert suggestion["status"] == "contested"
+    assert suggestion["contested_by"] == ["voice:shop-ui/cart"]
+    assert '[contested by the voice shop-ui (say "cart")]' in ok(shop, "context", "locales/en.json")
+    (found,) = json.loads(ok(shop, "context", "search", "basket", "--json"))["suggestions"]
+    assert found["status"] == "contested" and found["contested_by"] == ["voice:shop-ui/cart"]
+
+    # the voice's rule stays in force: keeping or choosing the suggestion is refused, and
+    # nothing is recorded
+    log_before = ok(shop, "context", "log", "--json")
+    for verb in ("--keep", "--choose"):
+        refused = run(shop, "context", "review", verb, op[:10])
+        assert refused.returncode == 3, refused.stdout + refused.stderr
+        assert 'the voice shop-ui (say "cart"), a rule in force' in refused.stderr
+        assert f"kapi context review --drop #{op[:10]}" in refused.stderr
+    skipped = run(shop, "context", "review", "--keep", "all", "--session", "s-one")
+    assert skipped.returncode == 0, skipped.stderr
+    assert f"skipped #{op[:10]}: contested by the voice shop-ui" in skipped.stderr
+    assert "a rule in force that stays" in skipped.stderr
+    assert ok(shop, "context", "log", "--json") == log_before
+    assert "basket" not in ok(shop, "terms", "list")
+
+    # the check fails one way only; the suggestion only reports
+    code, found = vocabulary(shop)
+    assert code != 0
+    assert ("voice.vocabulary", True, CART) in found
+    assert not any(BASKET in message for *_, message in found)
+    assert {fails for rule, fails, _ in found if rule == "suggested.vocabulary"} == {False}
+
+    # the rules files say one direction
+    ok(shop, "context", "sync", "--files-only")
+    rules = section(shop / "locales")
+    assert '- Say "cart", not "basket"' in rules
+    assert 'Say "basket", not "cart"' not in rules
+
+    # the person drops it: nothing suggests "basket" any more
+    ok(shop, "context", "review", "--drop", op[:10])
+    _, found = vocabulary(shop)
+    assert found == {("voice.vocabulary", True, CART)}
+
+
+def test_a_rule_kept_before_the_voice_said_otherwise_leaves_force_and_the_voice_stays(shop):
+    voice = shop / "voices/shop-ui.yaml"
+    said = voice.read_text(encoding="utf-8")
+    voice.write_text(
+        said.replace("  - term: basket\n    replacement: cart\n", ""), encoding="utf-8"
+    )
+    op = note(
+        shop, "s-one", "--from", "cart", "--to", "basket", "--suggest",
+        "--seen-in", "locales/en.json",
+    )  # fmt: skip
+    ok(shop, "context", "review", "--keep", op[:10])  # no rule in force against it yet
+    _, found = vocabulary(shop)
+    assert ("terms.vocabulary", True, BASKET + " (use: basket)") in found
+
+    voice.write_text(said, encoding="utf-8")  # the voice says "cart", not "basket" again
+    (line,) = [
+        o
+        for o in json.loads(ok(shop, "context", "log", "--json"))["operations"]
+        if o["operation"] == op
+    ]
+    assert line["status"] == "contested" and line["contested_by"] == ["voice:shop-ui/cart"]
+    refused = run(shop, "context", "review", "--keep", op[:10])
+    assert refused.returncode == 3 and "a rule in force" in refused.stderr
+
+    # the terms store is brought in step: only the voice's direction binds
+    ok(shop, "context", "sync", "--files-only")
+    _, found = vocabulary(shop)
+    assert {(rule, message) for rule, fails, message in found if fails} == {
+        ("voice.vocabulary", CART)
+    }
+    rules = section(shop / "locales")
+    assert '- Say "cart", not "basket"' in rules
+    assert 'Say "basket", not "cart"' not in rules
+
+
+def test_a_suggestion_that_agrees_with_the_voice_or_holds_elsewhere_is_not_contested(shop):
+    agrees = json.loads(
+        ok(
+            shop,
+            "context", "note", "--term", "cart", "--instead-of", "trolley",
+            "--seen-in", "locales/en.json", "--json",
+            session="s-one",
+        )
+    )  # fmt: skip
+    assert agrees["status"] == "suggested" and agrees["contested_by"] == []
+    # the docs are written in another voice: there "basket" may win
+    elsewhere = json.loads(
+        ok(
+            shop,
+            "context", "note", "--term", "basket", "--instead-of", "cart",
+            "--seen-in", "docs/getting-started.md", "--json",
+            session="s-one",
+        )
+    )  # fmt: skip
+    assert elsewhere["status"] == "suggested" and elsewhere["contested_by"] == []
+    ok(shop, "context", "review", "--keep", elsewhere["operation"][:10])
+    assert '- Say "basket", not "cart"' in section(shop / "docs")
+    _, found = vocabulary(shop)
+    assert not any(BASKET in message for *_, message in found)
+
+
+def test_the_voice_brief_and_rules_files_end_a_pattern_description_once(shop):
+    brief = ok(shop, "context", "locales/en.json")
+    assert "Avoid: Do not tell shoppers a step is easy.\n" in brief
+    for name in ("AGENTS.md", "docs/AGENTS.md", "locales/AGENTS.md"):
+        text = (shop / name).read_text(encoding="utf-8")
+        assert ".." not in text.replace("...", ""), name
+    assert "Avoid: Do not tell shoppers a step is easy.\n" in section(shop / "locales")
+
+
+def test_review_in_a_terminal_offers_no_choice_against_the_voice(shop):
+    import pty
+    import select
+
+    op = note(
+        shop, "s-one", "--from", "cart", "--to", "basket", "--suggest",
+        "--seen-in", "locales/en.json",
+    )  # fmt: skip
+    env = {k: v for k, v in os.environ.items() if k not in _MARKERS}
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: kapi in a terminal
+        os.chdir(shop)
+        os.execve(KAPI, [KAPI, "context", "review"], env)
+    output = b""
+    sent = False
+    while True:
+        ready, _, _ = select.select([fd], [], [], 30)
+        if not ready:
+            break
+        try:
+            chunk = os.read(fd, 1024)
+        except OSError:
+            break
+        if not chunk:
+            break
+        output += chunk
+        if not sent and b"[s]kip" in output:
+            os.write(fd, b"d\n")
+            sent = True
+    os.waitpid(pid, 0)
+    assert sent, output
+    assert b'contested by the voice shop-ui (say "cart"), a rule in force that stays' in output
+    assert b"[d]rop, [s]kip, [q]uit" in output and b"[c]hoose" not in output
+    assert f"drop #{op[:10]}".encode() in output
+    (line,) = json.loads(ok(shop, "context", "log", "--json", "--status", "dropped"))["operations"]
+    assert line["operation"] == op

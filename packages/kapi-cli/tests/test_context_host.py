@@ -546,3 +546,23 @@ def test_an_agent_reading_the_context_is_marked_present(project):
         read_context(ContextReadRequest(path="docs/intro.md", actor=TWO), ws)
         search_context(ContextSearchRequest(query="x", actor=ONE), ws)
         assert {s["id"] for s in ws.store.sessions()} == {"s-one", "s-two"}
+
+
+@pytest.mark.parametrize(
+    ("description", "line"),
+    [
+        ("Do not tell shoppers a step is easy.", "Avoid: Do not tell shoppers a step is easy."),
+        ("Never shout!", "Avoid: Never shout!"),
+        ("Would a shopper say this?", "Avoid: Would a shopper say this?"),
+        ("Exclamation marks", "Avoid: Exclamation marks."),
+        ("Trailing space.  ", "Avoid: Trailing space."),
+    ],
+)
+def test_a_patterns_description_ends_with_one_mark_in_the_voice_brief(description, line):
+    from kapi.core.governance.voice import Pattern, Style, VoiceProfile
+    from kapi.host.context import voice_brief
+
+    voice = VoiceProfile(
+        name="Shop", style=Style(prohibited_patterns=(Pattern(r"!", description=description),))
+    )
+    assert voice_brief(voice)[-1] == line

@@ -9,7 +9,7 @@ from context_log_fakes import AGENT_A, AGENT_B, PERSON, TOOL, MemoryLog
 
 from kapi.core.change.ports import Actor, ActorKind
 from kapi.core.context.errors import ContextError, ContextRefused
-from kapi.core.context.fold import StoreRule, fold
+from kapi.core.context.fold import StoreRule, disagree, fold, in_force_outside, rivals_text
 from kapi.core.context.forms import avoided_forms
 from kapi.core.context.ids import ALPHABET, mint_id, resolve_prefix, short
 from kapi.core.context.policy import decision_refusal, person_decides
@@ -228,6 +228,83 @@ def test_a_suggestion_against_the_terms_store_is_contested_by_the_concept():
     store = [StoreRule(key="term:en:log-in", rule=TermRule(term="log in", replacement="sign in"))]
     entry = fold(log.records, store).entry(rival.id)
     assert entry.status == Status.CONTESTED and entry.contested_by == ("terms:term:en:log-in",)
+
+
+APP = {"product": "app", "channel": "ui"}
+
+
+def _voice(say: str, *avoid: str, where=None) -> StoreRule:
+    term, *forms = avoid or ("",)
+    return StoreRule(
+        key=f"shop-ui/{say}",
+        rule=TermRule(term=term, forms=tuple(forms), replacement=say),
+        coordinates=APP if where is None else where,
+        source="voice",
+        local=True,
+    )
+
+
+def test_a_suggestion_against_a_voices_rule_where_it_holds_is_contested_by_that_rule():
+    for say, avoid, where in (
+        ("basket", "cart", APP),  # avoids what the voice says
+        ("trolley", "basket", APP),  # says another word for what the voice avoids
+        ("basket", "cart", {}),  # seen at the default point: holds at the voice's too
+    ):
+        log = MemoryLog()
+        record = log.rule(AGENT_B, say, avoid, coordinates=where)
+        entry = fold(log.records, [_voice("cart", "basket")]).entry(record.id)
+        assert entry.status == Status.CONTESTED and entry.contested_by == ("voice:shop-ui/cart",)
+
+
+def test_a_voices_rule_contests_only_where_its_voice_is_bound():
+    log = MemoryLog()
+    docs = log.rule(AGENT_B, "basket", "cart", coordinates={"product": "docs"})
+    default_voice = _voice("cart", "basket", where={})  # the default point's voice
+    app = log.rule(AGENT_B, "basket", "cart", coordinates=APP)
+    folded = fold(log.records, [_voice("cart", "basket"), default_voice])
+    assert folded.entry(docs.id).status == Status.SUGGESTED
+    assert folded.entry(app.id).contested_by == ("voice:shop-ui/cart",)
+
+
+def test_a_rule_that_only_prefers_a_word_contests_a_suggestion_to_avoid_it():
+    log = MemoryLog()
+    rival = log.rule(AGENT_B, "basket", "cart", coordinates=APP)
+    assert fold(log.records, [_voice("cart")]).entry(rival.id).contested_by == (
+        "voice:shop-ui/cart",
+    )
+    log = MemoryLog()
+    agrees = log.rule(AGENT_B, "cart", "trolley", coordinates=APP)
+    assert fold(log.records, [_voice("cart")]).entry(agrees.id).status == Status.SUGGESTED
+
+
+def test_a_rule_that_names_no_replacement_agrees_with_one_that_names_one():
+    log = MemoryLog()
+    fills_in = log.rule(AGENT_B, "easily", "simply", coordinates=APP)
+    avoid_only = StoreRule(key="shop-ui/simply", rule=TermRule(term="simply"), source="voice")
+    assert fold(log.records, [avoid_only]).entry(fills_in.id).status == Status.SUGGESTED
+    assert not disagree(TermRule(term="simply"), TermRule(term="simply", replacement="easily"))
+
+
+def test_a_rule_kept_against_a_voices_rule_is_contested_and_not_kept_again():
+    log = MemoryLog()
+    rule = log.rule(AGENT_A, "basket", "cart", coordinates=APP)
+    log.add(OpKind.KEEP, PERSON, target=rule.id)
+    assert log.status(rule) == Status.ESTABLISHED
+    entry = fold(log.records, [_voice("cart", "basket")]).entry(rule.id)
+    assert entry.status == Status.CONTESTED and entry.contested_by == ("voice:shop-ui/cart",)
+    with pytest.raises(ContextRefused, match=r"the voice shop-ui \(say \"cart\"\), a rule in"):
+        decision_refusal(OpKind.KEEP, entry)
+    # the terms store's rule a kept one was written to is the kept rule: it contests nothing
+    own = StoreRule(key="c1", rule=TermRule(term="cart", replacement="basket"))
+    assert fold(log.records, [own]).entry(rule.id).status == Status.ESTABLISHED
+
+
+def test_rivals_read_as_ops_voices_and_concepts():
+    assert rivals_text(["0n79tw5k9sabcdefghjkmnpq", "voice:shop-ui/cart", "terms:c1"]) == (
+        '#0n79tw5k9s, the voice shop-ui (say "cart"), the terms store\'s concept c1'
+    )
+    assert in_force_outside("voice:shop-ui/cart") and in_force_outside("terms:c1")
+    assert not in_force_outside("0n79tw5k9sabcdefghjkmnpq")
 
 
 def test_a_persons_correction_reversing_a_rule_contests_it_until_kept_again():

@@ -372,6 +372,8 @@ def review(
 
 def _print_digest(digest: Any) -> None:
     empty = True
+    from kapi.core.context.fold import rivals_text
+
     for title, items in (
         ("Conflicts", digest.conflicts),
         ("Established", digest.established),
@@ -386,7 +388,7 @@ def _print_digest(digest: Any) -> None:
             line = f"  #{item.short} {item.text} (noticed by {item.noticed_by}"
             line += f", seen in {item.seen_in})" if item.seen_in else ")"
             if item.contested_by:
-                line += " [contested by " + " ".join("#" + c[:10] for c in item.contested_by) + "]"
+                line += f" [contested by {rivals_text(item.contested_by)}]"
             if item.standing.text():
                 line += f" · {item.standing.text()}"
             say(line)
@@ -407,10 +409,16 @@ def _walk(request: Any, workspace: Any) -> None:
     if not items:
         say("Nothing to review.")
         return
+    from kapi.core.context.fold import in_force_outside, rivals_text
+
+    choices: tuple[str, ...]
     for item in items:
         say(f"#{item.short} {item.text} (noticed by {item.noticed_by})")
-        if item.contested_by:
-            say("  contested by " + " ".join("#" + c[:10] for c in item.contested_by))
+        if item.contested_by and all(map(in_force_outside, item.contested_by)):
+            say(f"  contested by {rivals_text(item.contested_by)}, a rule in force that stays")
+            choices, hint = ("d", "s", "q"), "[d]rop, [s]kip, [q]uit"
+        elif item.contested_by:
+            say(f"  contested by {rivals_text(item.contested_by)}")
             choices, hint = ("c", "d", "s", "q"), "[c]hoose this one, [d]rop, [s]kip, [q]uit"
         else:
             choices, hint = ("k", "d", "s", "q"), "[k]eep, [d]rop, [s]kip, [q]uit"

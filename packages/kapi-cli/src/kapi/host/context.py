@@ -20,6 +20,7 @@ from kapi.core.context.fold import Entry, Fold
 from kapi.core.context.record import Evidence
 from kapi.core.context.scope import applies_at
 from kapi.core.context.settle import Standing
+from kapi.host.context_points import SAMPLE_PATH, collection_folders
 from kapi.host.context_terms import (
     ContextRule,
     ContextTermHit,
@@ -51,7 +52,6 @@ __all__ = [
 DEFAULT_CONTEXT_TERMS_LIMIT = 25
 DEFAULT_SEARCH_LIMIT = 10
 TOP_USES = 3
-SAMPLE_PATH = "AGENTS.md"
 NOTHING = (
     "Nothing is recorded for this file yet. Write as the surrounding files do, and record "
     "with `kapi context note` (MCP: context_note) what they keep to, even where your own text "
@@ -313,39 +313,6 @@ def _here(
     return tuple(c for c in concepts if holds_at(c.properties, coordinates))
 
 
-def collection_folders(workspace: Workspace) -> list[tuple[str, str]]:
-    """The folders the collections read, each with a sample path a collection claims there:
-    the part of each content glob before its first wildcard."""
-    project = workspace.project
-    if project is None:
-        return []
-    out: dict[str, str] = {}
-    for collection in project.collections:
-        for item in collection.items:
-            parts = item.path.split("/")
-            folder: list[str] = []
-            for part in parts[:-1]:
-                if any(c in part for c in "*?[{"):
-                    break
-                folder.append(part)
-            if folder:
-                out.setdefault("/".join(folder), _sample(item.path))
-    return sorted(out.items())
-
-
-def _sample(pattern: str) -> str:
-    """A path the glob ``pattern`` matches: ``docs/**/*.md`` gives ``docs/AGENTS.md``."""
-    import re
-
-    name = pattern.replace("**/", "")
-    name = re.sub(r"\{([^,}]*)[^}]*\}", r"\1", name)
-    name = re.sub(r"\[[^\]]*\]", "x", name).replace("?", "x")
-    head, _, last = name.rpartition("/")
-    if "*" in last:
-        last = last.replace("*", "AGENTS", 1).replace("*", "")
-    return (head.replace("*", "x") + "/" if head else "") + last
-
-
 def keep_as_is(
     workspace: Workspace,
     governance: Any,
@@ -565,13 +532,18 @@ def _concepts(source: Any, notes: list[str]) -> tuple[Concept, ...]:
 
 def _fold(governance: Any, context: Any, locale: str, notes: list[str]) -> Fold:
     from kapi.host.context_log import rule_words, store_rules
+    from kapi.host.context_points import voice_rules
 
     try:
         if governance is not None and locale == context.workspace.source_language:
             folded: Fold = governance.context_fold()[0] or Fold()
         else:
             words = rule_words(context.log.records())
-            folded = context.log.fold(store_rules(context.store.concepts_naming(words), locale))
+            in_force = store_rules(context.store.concepts_naming(words), locale)
+            governance = governance or context.governance()
+            if governance is not None:
+                in_force.extend(voice_rules(governance, context.log.records(), words))
+            folded = context.log.fold(in_force)
         return folded
     except Exception as err:
         notes.append(f"The context log could not be read: {err}")
@@ -637,7 +609,7 @@ def voice_brief(voice: VoiceProfile) -> list[str]:
             lines.append(f"{label}: {value}.")
     for pattern in style.prohibited_patterns:
         if pattern.description:
-            lines.append(f"Avoid: {pattern.description}.")
+            lines.append(f"Avoid: {_sentence(pattern.description)}")
     for example in voice.examples:
         if example.before and example.after:
             lines.append(f'Write "{example.after}", not "{example.before}".')
@@ -645,6 +617,12 @@ def voice_brief(voice: VoiceProfile) -> list[str]:
         if constraint.statement:
             lines.append(f"- {constraint.statement}")
     return lines
+
+
+def _sentence(text: str) -> str:
+    """``text`` as a sentence: a full stop added unless it ends with one (or ``!`` or ``?``)."""
+    text = text.rstrip()
+    return text if text.endswith((".", "!", "?", "…")) else text + "."
 
 
 def _suggestions(
@@ -814,11 +792,9 @@ def suggestion_line(s: ContextSuggestion) -> str:
     else:
         line = f"- {s.text}"
     if s.contested_by:
-        line += (
-            " [contested by "
-            + " ".join("#" + c.removeprefix("terms:")[:10] for c in s.contested_by)
-            + "]"
-        )
+        from kapi.core.context.fold import rivals_text
+
+        line += f" [contested by {rivals_text(s.contested_by)}]"
     return line
 
 

@@ -158,9 +158,11 @@ def rule_words(records: Sequence[Record]) -> set[str]:
 
 
 def store_rules(concepts: Sequence[Concept], locale: str) -> list[StoreRule]:
-    """The terms store's rules that reject a wording, as the fold compares them (each at the
-    point its concept holds, when a kept rule's scope narrows it)."""
-    from kapi.core.context.scope import PROP_COORDINATES, parse_coordinates
+    """The terms store's rules, as the fold compares them (each at the point its concept
+    holds, when a kept rule's scope narrows it): those that reject a wording, and those that
+    only prefer one, unless kapi wrote that concept from the log (what is left of a rule
+    taken out of force: the log's op speaks for it)."""
+    from kapi.core.context.scope import PROP_COORDINATES, PROP_ORIGIN, parse_coordinates
 
     rules = concept_rules(concepts, locale)
 
@@ -169,6 +171,7 @@ def store_rules(concepts: Sequence[Concept], locale: str) -> list[StoreRule]:
         for c in concepts
         if c.properties and c.properties.get(PROP_COORDINATES)
     }
+    written = {c.id for c in concepts if c.properties and c.properties.get(PROP_ORIGIN)}
     return [
         StoreRule(
             key=rule.concept_id,
@@ -182,7 +185,7 @@ def store_rules(concepts: Sequence[Concept], locale: str) -> list[StoreRule]:
             coordinates=scoped.get(rule.concept_id, {}),
         )
         for rule in rules
-        if rule.rejects
+        if rule.rejects or (rule.replacement and rule.concept_id not in written)
     ]
 
 

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 from attrs import field, frozen
 
 from kapi.core.context.errors import ContextError, ContextRefused
-from kapi.core.context.fold import Entry, Fold
-from kapi.core.context.policy import decision_refusal, person_decides
+from kapi.core.context.fold import Entry, Fold, in_force_outside, rivals_text
+from kapi.core.context.policy import decision_refusal, in_force_refusal, person_decides
 from kapi.core.context.record import (
     ActorLike,
     Correction,
@@ -83,7 +83,7 @@ def _line(record: Record, entry: Entry | None, folded: Fold) -> str:
         where.append(f"seen in {record.evidence[0].path}")
     line = " ".join(p for p in parts if p) + f" ({', '.join(where)})"
     if entry is not None and entry.contested_by:
-        line += " [contested by " + " ".join("#" + c[:10] for c in entry.contested_by) + "]"
+        line += f" [contested by {rivals_text(entry.contested_by)}]"
     if entry is not None and entry.standing.text():
         line += " · " + entry.standing.text()
     return line
@@ -595,9 +595,18 @@ def review_context(request: ContextReviewRequest, workspace: Workspace) -> Conte
                 if entry.record.actor.session != request.session:
                     continue
                 if entry.status == Status.CONTESTED:
-                    rivals = " ".join("#" + c[:10] for c in entry.contested_by)
+                    rivals = rivals_text(entry.contested_by)
+                    stays = any(map(in_force_outside, entry.contested_by))
                     skipped.append(
-                        Skipped(entry.id, f"contested by {rivals}: choose one with --choose")
+                        Skipped(
+                            entry.id,
+                            f"contested by {rivals}, "
+                            + (
+                                "a rule in force that stays: drop it, or change that rule first"
+                                if stays
+                                else "choose one with --choose"
+                            ),
+                        )
                     )
                 else:
                     kept.append(entry)
@@ -610,14 +619,12 @@ def review_context(request: ContextReviewRequest, workspace: Workspace) -> Conte
     rivals_dropped: set[str] = set()
     for entry in chosen:
         decision_refusal(OpKind.DROP, entry)
-        for rival in entry.contested_by:
-            rival_id = rival.removeprefix("terms:")
+        outside = [r for r in entry.contested_by if in_force_outside(r)]
+        if outside:
+            raise ContextRefused(in_force_refusal(entry, outside[0]))
+        for rival_id in entry.contested_by:
             rival_entry = before.entry(rival_id)
-            if rival_entry is None:
-                raise ContextRefused(
-                    f"#{entry.record.short} is contested by the terms store's concept {rival_id}: "
-                    "change that term with `kapi terms` or `kapi apply`, then keep this one"
-                )
+            assert rival_entry is not None  # a rival outside the log was refused above
             if rival_id not in rivals_dropped:
                 rivals_dropped.add(rival_id)
                 records.append(context.log.new(OpKind.DROP, actor, target=rival_id))

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from kapi.core.context.errors import ContextError
 from kapi.core.context.fold import Entry, Fold
 from kapi.host.context_log import ContextLog, rule_words, store_rules
+from kapi.host.context_points import voice_rules
 from kapi.host.errors import EXIT_ERROR, HostError
 
 if TYPE_CHECKING:
@@ -36,11 +37,30 @@ class ProjectContext:
         self.project = project
         self.store = store
         self.log = ContextLog(store, project.id or project.name)
+        self._governance: Any = None
 
     def in_force(self) -> list[Any]:
-        """The terms store's rules that name a wording the log's rules name."""
-        named = self.store.concepts_naming(rule_words(self.log.records()))
-        return store_rules(named, self.workspace.source_language)
+        """The rules in force that name a wording the log's rules name: the terms store's,
+        then the voices' (a recipe whose governance does not load has none)."""
+        words = rule_words(self.log.records())
+        named = self.store.concepts_naming(words)
+        rules = store_rules(named, self.workspace.source_language)
+        if words:
+            governance = self.governance()
+            if governance is not None:
+                rules.extend(voice_rules(governance, self.log.records(), words))
+        return rules
+
+    def governance(self) -> Any:
+        """The project's governance, loaded once (None when the recipe's does not load)."""
+        if self._governance is None:
+            from kapi.host.governance import Governance
+
+            try:
+                self._governance = Governance(self.workspace)
+            except HostError:
+                self._governance = False
+        return self._governance or None
 
     def fold(self) -> Fold:
         return self.log.fold(self.in_force())

@@ -220,7 +220,8 @@ def _folder_section(folder: str, answer: Any, root: Any) -> str:
 
 def _plan(workspace: Workspace) -> dict[str, str | None]:
     """Every rules file's section (None: it should have none), keyed by project-relative folder."""
-    from kapi.host.context import ContextReadRequest, collection_folders, read_context
+    from kapi.host.context import ContextReadRequest, read_context
+    from kapi.host.context_points import collection_folders
 
     root = read_context(ContextReadRequest(path="AGENTS.md"), workspace)
     plan: dict[str, str | None] = {}

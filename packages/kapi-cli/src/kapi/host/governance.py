@@ -187,8 +187,9 @@ class Governance:
         return found
 
     def context_fold(self) -> tuple[Any, Any]:
-        """The context log folded once per run, with the terms store's rules it was folded
-        against (a :class:`~kapi.core.context.fold.Fold` and its ``StoreRule`` list)."""
+        """The context log folded once per run, with the rules in force it was folded against
+        (the terms store's and the voices': a :class:`~kapi.core.context.fold.Fold` and its
+        ``StoreRule`` list)."""
         if self._suggestions is None:
             store = self.workspace.store
             assert store is not None
@@ -197,10 +198,13 @@ class Governance:
                 self._suggestions = (None, [])  # nothing suggested: the context code stays unloaded
             else:
                 from kapi.host.context_log import ContextLog, rule_words, store_rules
+                from kapi.host.context_points import voice_rules
 
                 log = ContextLog(store, rows=rows)
-                named = store.concepts_naming(rule_words(log.records()))
+                words = rule_words(log.records())
+                named = store.concepts_naming(words)
                 in_force = store_rules(named, self.workspace.source_language)
+                in_force.extend(voice_rules(self, log.records(), words))
                 self._suggestions = (log.fold(in_force), in_force)
         return self._suggestions  # type: ignore[no-any-return]
 

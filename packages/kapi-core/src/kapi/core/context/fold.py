@@ -36,8 +36,11 @@ __all__ = [
     "StoreRule",
     "disagree",
     "fold",
+    "in_force_outside",
     "meet",
     "order_key",
+    "rival_name",
+    "rivals_text",
 ]
 
 _SUBJECT_KINDS = frozenset({OpKind.OBSERVE, OpKind.CORRECT, OpKind.IMPORT, OpKind.EDIT})
@@ -57,11 +60,23 @@ def _first(pair: tuple[str, Record]) -> str:
 
 @frozen
 class StoreRule:
-    """A rule already in force from the terms store (``key`` names it, e.g. the concept id)."""
+    """A rule already in force outside the log: the terms store's (``source`` ``terms``,
+    ``key`` the concept id) or a voice's (``source`` ``voice``, ``key`` the voice and the
+    word it prefers, ``shop-ui/cart``), at the point where it holds. A rule that only
+    prefers a wording (no ``term``) takes part too: a suggestion to avoid that wording
+    disagrees with it. ``ref`` is how ``contested_by`` names it. A ``local`` rule holds only
+    at its point (a voice's, where the voice is bound), so it contests only a rule that holds
+    there; any other holds wherever its point meets the rule's."""
 
     key: str
     rule: TermRule
     coordinates: Mapping[str, str] = field(factory=dict)
+    source: str = "terms"
+    local: bool = False
+
+    @property
+    def ref(self) -> str:
+        return f"{self.source}:{self.key}"
 
 
 _NO_SCOPE = Scope()
@@ -134,6 +149,29 @@ class Fold:
         return self.with_status(Status.ESTABLISHED)
 
 
+def in_force_outside(ref: str) -> bool:
+    """Whether one of ``contested_by`` is a rule in force outside the log (the terms store's
+    or a voice's), not an op: a person changes it where it is written, not by a choice."""
+    return ref.partition(":")[0] in ("terms", "voice")
+
+
+def rival_name(ref: str) -> str:
+    """How a person reads one of ``contested_by``: ``#0n79tw5k9s`` for an op, the voice and
+    the word its rule says for a voice's rule, the concept for the terms store's."""
+    source, _, key = ref.partition(":")
+    if source == "voice" and key:
+        voice, _, said = key.partition("/")
+        return f'the voice {voice} (say "{said}")' if said else f"the voice {voice}"
+    if source == "terms" and key:
+        return f"the terms store's concept {key}"
+    return "#" + ref[:10]
+
+
+def rivals_text(refs: Iterable[str]) -> str:
+    """``contested_by`` as one phrase: ``#0n79tw5k9s, the voice shop-ui (say "cart")``."""
+    return ", ".join(rival_name(r) for r in refs)
+
+
 def order_key(record: Record) -> str:
     """Ids sort by time; an op recorded before ids were sortable sorts by its time stamp."""
     return record.id if is_op_id(record.id) else "~" + record.at + record.id
@@ -145,11 +183,18 @@ def meet(a: Mapping[str, str], b: Mapping[str, str]) -> bool:
 
 
 def disagree(a: TermRule, b: TermRule) -> bool:
-    """A shared avoided form with different replacements, or one avoids the other's replacement."""
+    """A shared avoided form with different replacements, or one avoids the other's replacement.
+
+    A rule that names no replacement (only "avoid this") names none to differ from.
+    """
     ra, rb = a.replacement.casefold(), b.replacement.casefold()
     fa = {f.casefold() for f in a.avoided if f} - {ra}  # a case variant is the same word
     fb = {f.casefold() for f in b.avoided if f} - {rb}
-    return bool(fa & fb and ra != rb) or (bool(rb) and rb in fa) or (bool(ra) and ra in fb)
+    return (
+        bool(fa & fb and ra and rb and ra != rb)
+        or (bool(rb) and rb in fa)
+        or (bool(ra) and ra in fb)
+    )
 
 
 def _set_aside(records: Sequence[Record], keys: Sequence[str]) -> frozenset[str]:
@@ -329,10 +374,16 @@ class _State:
 def _disagree(a: RuleKey, b: RuleKey) -> bool:
     ra, rb = a.replacement, b.replacement
     return (
-        bool(a.forms & b.forms and ra != rb)
+        bool(a.forms & b.forms and ra and rb and ra != rb)
         or (bool(rb) and rb in a.forms)
         or (bool(ra) and ra in b.forms)
     )
+
+
+def _holds(rule: tuple[tuple[str, str], ...], point: tuple[tuple[str, str], ...]) -> bool:
+    """Whether a rule seen at ``rule`` holds at ``point``: the point names every axis it does."""
+    at = dict(point)
+    return all(at.get(axis) == value for axis, value in rule)
 
 
 def _contest(
@@ -342,8 +393,9 @@ def _contest(
 
     A suggestion (or a rule just settled) is contested by every rule it disagrees
     with at a point that meets; a rule in force only by a person's correction that
-    reverses it after it was kept. The store's rules take part only where they share
-    a wording with an entry.
+    reverses it after it was kept, or by a voice's rule where that voice is bound (the
+    voice's rule stays: two rules that say opposite things never both bind). The rules
+    in force outside the log take part only where they share a wording with an entry.
     """
     live = [
         e
@@ -367,16 +419,19 @@ def _contest(
     words = {form for key in members for form in key.forms} | {
         key.replacement for key in members if key.replacement
     }
-    for s in store:  # the store's rules that share a wording and no entry in force states
+    local: set[str] = set()
+    for s in store:  # the rules in force that share a wording and no entry in force states
         rule = s.rule
-        if not rule.term or not (
+        if not (rule.term or rule.replacement) or not (
             rule.replacement.casefold() in words
             or any(f.casefold() in words for f in rule.avoided if f)
         ):
             continue
         key = RuleKey.of(rule, s.coordinates)
         if not any(forms & key.forms for forms in forced.get(key.replacement, ())):
-            members[key].append("terms:" + s.key)
+            members[key].append(s.ref)
+            if s.local:
+                local.add(s.ref)
     by_form: dict[str, set[RuleKey]] = defaultdict(set)
     by_replacement: dict[str, set[RuleKey]] = defaultdict(set)
     for key in members:
@@ -395,15 +450,19 @@ def _contest(
             if not _disagree(key, other) or not meet_points(key.point, other.point):
                 continue
             for op_id in ids:
-                if op_id.startswith("terms:"):
+                if op_id not in entries:  # a rule in force outside the log
                     continue
                 entry = entries[op_id]
                 advising = entry.status != Status.ESTABLISHED or op_id in settled
                 for other_id in members[other]:
+                    if other_id in local and not _holds(key.point, other.point):
+                        continue  # the rule in force holds only at its own point
                     if advising:
                         rivals[op_id].add(other_id)
                         continue
-                    if other_id.startswith("terms:"):
+                    if other_id not in entries:
+                        if other_id in local:  # kept against a voice's rule, which stays
+                            rivals[op_id].add(other_id)
                         continue
                     reversing = entries[other_id]
                     if (

@@ -9,10 +9,10 @@ corrects, signals and establishes. Two sessions of one agent are two parties.
 from __future__ import annotations
 
 from kapi.core.context.errors import ContextRefused
-from kapi.core.context.fold import Entry
+from kapi.core.context.fold import Entry, in_force_outside, rival_name, rivals_text
 from kapi.core.context.record import ActorLike, OpKind, Status
 
-__all__ = ["REVIEW_HINT", "decision_refusal", "person_decides"]
+__all__ = ["REVIEW_HINT", "decision_refusal", "in_force_refusal", "person_decides"]
 
 REVIEW_HINT = "show the person `kapi context log --status suggested` and ask them to run `kapi context review`"
 
@@ -63,8 +63,9 @@ def person_decides(
 def decision_refusal(kind: OpKind, target: Entry) -> None:
     """Refuse a decision the target's status does not allow, saying what to do instead.
 
-    A contested suggestion is chosen, not kept; a rule a person kept and a later
-    correction of a person's contests may be kept again.
+    A contested suggestion is chosen, not kept; a suggestion against a rule in force
+    outside the log (a voice's, the terms store's) is neither: the rule stays. A rule a
+    person kept and a later correction of a person's contests may be kept again.
     """
     ref = f"#{target.record.short}"
     status = target.status
@@ -78,8 +79,11 @@ def decision_refusal(kind: OpKind, target: Entry) -> None:
             f"{ref} is established, no longer a suggestion: a person drops it with "
             f"`kapi context review --drop {ref}`"
         )
+    held = [r for r in target.contested_by if in_force_outside(r)]
+    if kind == OpKind.KEEP and status == Status.CONTESTED and held:
+        raise ContextRefused(in_force_refusal(target, held[0]))
     if kind == OpKind.KEEP and status == Status.CONTESTED and not target.decided_by:
-        rivals = " ".join("#" + r.removeprefix("terms:")[:10] for r in target.contested_by)
+        rivals = rivals_text(target.contested_by)
         raise ContextRefused(
             f"{ref} is contested by {rivals}: keep one of them with "
             f"`kapi context review --choose {ref}`, which drops the others"
@@ -88,3 +92,20 @@ def decision_refusal(kind: OpKind, target: Entry) -> None:
         raise ContextRefused(f"{ref} is established already; nothing to keep")
     if kind == OpKind.WIDEN and status != Status.ESTABLISHED:
         raise ContextRefused(f"{ref} is {status}: only a rule in force is widened; keep it first")
+
+
+def in_force_refusal(target: Entry, ref: str) -> str:
+    """Why a suggestion against a rule in force outside the log (``ref``) is not kept or
+    chosen: the rule stays, so keeping it would bind two rules that say opposite things."""
+    ref_name = f"#{target.record.short}"
+    where = (
+        "change the voice where it is written (`kapi voice list` shows where)"
+        if ref.startswith("voice:")
+        else "change that term with `kapi terms` or `kapi apply`"
+    )
+    return (
+        f"{ref_name} is contested by {rival_name(ref)}, a rule in force, and the rule stays: "
+        f"keeping {ref_name} would make two rules that say opposite things. To follow "
+        f"{ref_name} instead, {where}, then keep it; or drop it with "
+        f"`kapi context review --drop {ref_name}`"
+    )
