@@ -4,7 +4,8 @@ Inside a project, ``locales/en.json`` carries ``fr`` and ``de`` editions read
 from ``locales/fr.json`` and ``locales/de.json`` (the item's target
 template). Blocks pair by key. An edit to an edition is written into that
 language's file, keeping its bytes everywhere else; a key the file lacks is
-inserted where the format can insert (JSON, YAML, ARB). Naming a
+inserted where the format can insert (JSON, YAML, ARB; in a PO catalogue
+after the entry its template puts before it, as msgmerge adds it). Naming a
 translation's own file as the document addresses that edition of its source.
 """
 
@@ -99,9 +100,11 @@ class ProjectHome(FileHome):
                     )
                 continue
             updated = _apply_edition(translation, edited, document, joined, moved)
-            if updated is not translation and not staged.capabilities.structural:
+            caps = staged.capabilities
+            if updated is not translation and not caps.structural:
                 keys = {b.ref_key for b in translation.blocks}
-                if keys != {b.ref_key for b in updated.blocks}:
+                now = {b.ref_key for b in updated.blocks}
+                if keys != now and not (caps.adds_blocks and keys <= now):
                     raise WriteRefused(
                         f"{joined.file}: format {staged.capabilities.name} cannot add or remove "
                         "a block in a translation's own file; edit the blocks it has",
@@ -217,7 +220,12 @@ def _apply_edition(
     for block in source.blocks:
         edition = edited.get(block.ref_key)
         if edition is not None and block.ref_key not in by_key:
-            properties = {"insert_after": previous} if previous else {}
+            # A bilingual file's entry carries what its source's does (a PO entry's
+            # context, flags, comments and references, as msgmerge copies them).
+            properties = dict(block.properties) if bilingual else {}
+            properties.pop("insert_after", None)
+            if previous:
+                properties["insert_after"] = previous
             blocks.append(
                 Block(
                     id=f"joined-{block.id}",
