@@ -461,8 +461,9 @@ def test_a_changed_msgid_gets_its_own_entry_and_the_old_one_stays(gettext):
     done = run(gettext, "up", "--provider", "pseudo")
     assert done.returncode == 0, done.stderr
     po = (gettext / "po/fr.po").read_text(encoding="utf-8")
-    added = re.search(r'\n#: app.py:1\n#, fuzzy\nmsgid "Sign in with a passkey"\n'
-                      r'msgstr "\[.+\]"\n', po)  # fmt: skip
+    # in the template's order: before the entry that follows it there
+    added = re.search(r'#: app.py:1\n#, fuzzy\nmsgid "Sign in with a passkey"\n'
+                      r'msgstr "\[.+\]"\n\n(?=#: app.py:2\n)', po)  # fmt: skip
     assert added, po
     assert po.replace(added.group(0), "") == FRENCH_PO  # the old entry is left as it was
     msgfmt_check(gettext / "po/fr.po")

@@ -717,6 +717,18 @@ def test_a_new_plural_entry_has_one_msgstr_for_each_of_the_catalogues_forms() ->
     assert written.startswith(b"\xef\xbb\xbf")
 
 
+def test_a_new_entry_before_the_first_one_goes_after_the_header() -> None:
+    document = gained(
+        read("basic.po"), "Hi", (Text("Hi"),), (Text("Salut"),), "", insert_before="Welcome"
+    )
+    written = CODEC.write(document)
+    assert written == fixture("basic.po").replace(
+        b"\n#. Shown on the home page.",
+        b'\nmsgid "Hi"\nmsgstr "Salut"\n\n#. Shown on the home page.',
+    )
+    assert [b.name for b in CODEC.read(written).blocks][:2] == ["Hi", "Welcome"]
+
+
 def test_a_new_entry_in_a_file_without_a_final_newline_keeps_it_so() -> None:
     data = b'msgid ""\nmsgstr ""\n"Language: fr\\n"\n\nmsgid "Open"\nmsgstr "Ouvrir"'
     written = CODEC.write(gained(CODEC.read(data), "Close", (Text("Close"),), (Text("Fermer"),)))
@@ -775,10 +787,10 @@ def test_edited_fixture_compiles_with_msgfmt(tmp_path: Path) -> None:
 
 @needs_gettext
 def test_new_entries_are_what_msgmerge_adds(tmp_path: Path) -> None:
-    """Every entry a template gained, placed after the one before it there, as msgmerge does."""
+    """Every entry a template gained, in the template's order, as msgmerge writes it."""
     template = (
         '#, fuzzy\nmsgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'
-        '#: app.py:1\nmsgid "Open"\nmsgstr ""\n\n'
+        '#: app.py:0\nmsgid "New"\nmsgstr ""\n\n#: app.py:1\nmsgid "Open"\nmsgstr ""\n\n'
         "#. TRANSLATORS: the button that closes the main window of the application\n"
         "#: app.py:2 app/a/long/path/to/a/module/somewhere/deep/inside/the/tree.py:200\n"
         "#, python-format\n"
@@ -800,10 +812,11 @@ def test_new_entries_are_what_msgmerge_adds(tmp_path: Path) -> None:
     pot = CODEC.read(template.encode(), path="messages.pot")
     document = CODEC.read(french.encode(), path="fr.po")
     held, previous = {b.name for b in document.blocks}, ""
-    for source in pot.blocks:
+    for index, source in enumerate(pot.blocks):
         if source.name not in held:
-            after = {"insert_after": previous} if previous else {}
-            document = gained(document, source.name, source.source, **source.properties, **after)
+            later = next((b.name for b in pot.blocks[index:] if b.name in held), "")
+            place = {"insert_after": previous} if previous else {"insert_before": later}
+            document = gained(document, source.name, source.source, **source.properties, **place)
         previous = source.name
     written = CODEC.write(document)
     merged = subprocess.run(

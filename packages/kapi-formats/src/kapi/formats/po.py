@@ -16,6 +16,10 @@ msgstr fills it; a removed target empties it. The ``fuzzy`` flag follows the
 edition's status only when the status changes: to ``translated`` (or any
 status but ``draft``) removes it, to ``draft`` adds it; an edit that keeps the
 status keeps the flags. BOM, CRLF, the charset and the final newline are kept.
+A block the file has no entry for (one its template gained) is written as a
+new entry where ``properties["insert_after"]`` or ``["insert_before"]`` puts
+it, else after the last entry, as msgmerge writes one (see ``_NewEntries``);
+an entry whose block is gone stays as it is.
 
 Limits: the file size (``Limits.max_bytes``) and the number of entries
 (``Limits.max_entries``); past either the reader refuses with
@@ -129,6 +133,7 @@ class PoEntry:
     flags: tuple[str, ...]
     flag_line: tuple[int, int] | None  # start and end (newline included) of the `#,` line
     insert_at: int  # where a new `#, fuzzy` line goes
+    start: int  # where the entry's first line (a comment's or a keyword's) starts
     newline: str
     msgid: PoField
     msgid_plural: PoField | None
@@ -788,6 +793,7 @@ class PoFormat:
                     flags=flags,
                     flag_line=flag_line,
                     insert_at=insert_at,
+                    start=draft.comments[0][2] if draft.comments else draft.first_keyword,
                     newline=msgid.newline,
                     msgid=msgid,
                     msgid_plural=plural_field,
@@ -1028,8 +1034,10 @@ class _NewEntries:
     """Entries for the blocks a document gained, each placed as msgmerge places it.
 
     A new block goes after the entry (or the new block) that
-    ``properties["insert_after"]`` names, else after the file's last entry
-    (before any obsolete ``#~`` entries that close it), a blank line before it.
+    ``properties["insert_after"]`` names, or before the entry
+    ``properties["insert_before"]`` names, else after the file's last entry
+    (before any obsolete ``#~`` entries that close it); a blank line parts it
+    from its neighbours.
     It is written as gettext writes an entry: ``#.`` notes, ``#:`` references
     and ``#,`` flags from the block's properties (``fuzzy`` first when the
     target is a draft), ``msgctxt``, ``msgid`` (and ``msgid_plural``), and
@@ -1043,10 +1051,12 @@ class _NewEntries:
         self.newline = entries[0].newline if entries else ("\r\n" if "\r\n" in text else "\n")
         by_id = {block.id: block for block in document.blocks}
         self.after: dict[str, int] = {}  # an entry's name: where the text after it starts
+        self.before: dict[str, int] = {}  # an entry's name: where it starts
         for entry in entries:
             block = by_id.get(entry.block_id)
             if block is not None:
                 self.after.setdefault(block.name, self._line_end(entry.msgstr[-1].end))
+                self.before.setdefault(block.name, entry.start)
         self.end = self._line_end(entries[-1].msgstr[-1].end) if entries else len(text)
 
     def _line_end(self, index: int) -> int:
@@ -1054,8 +1064,9 @@ class _NewEntries:
         return len(self.text) if found < 0 else found + 1
 
     def edits(self, blocks: Sequence[Block]) -> list[tuple[int, int, str]]:
-        places: dict[int, list[tuple[str, str]]] = {}  # position: (name, entry text) in order
-        placed: dict[str, int] = {}  # a new block's name: its position
+        # (position, before the entry there): (name, entry text) in order
+        places: dict[tuple[int, bool], list[tuple[str, str]]] = {}
+        placed: dict[str, tuple[int, bool]] = {}  # a new block's name: its place
         for block in blocks:
             if block.name in self.after or block.name in placed:
                 raise WriteRefused(
@@ -1072,13 +1083,25 @@ class _NewEntries:
                 group.insert(index + 1, entry)
                 placed[block.name] = placed[anchor]
                 continue
-            position = self.after.get(anchor, self.end) if anchor else self.end
-            places.setdefault(position, []).append(entry)
-            placed[block.name] = position
-        return [(at, at, self._joined(at, [t for _, t in group])) for at, group in places.items()]
+            following = block.properties.get("insert_before", "")
+            if not anchor and following in self.before:
+                place = (self.before[following], True)
+            else:
+                place = (self.after.get(anchor, self.end) if anchor else self.end, False)
+            places.setdefault(place, []).append(entry)
+            placed[block.name] = place
+        return [
+            (at, at, self._joined(at, [t for _, t in places[at, before]], before=before))
+            for at, before in sorted(places)
+        ]
 
-    def _joined(self, at: int, entries: list[str]) -> str:
+    def _joined(self, at: int, entries: list[str], *, before: bool) -> str:
         newline, text = self.newline, self.text
+        if before:  # at an entry's first line: each new one, then a blank line
+            out = "".join(entry + newline for entry in entries)
+            if at and not text.endswith(newline * 2, 0, at):
+                out = newline + out
+            return out
         out = "".join(newline + entry for entry in entries)  # each after a blank line
         if not text:
             return out[len(newline) :]
