@@ -471,6 +471,20 @@ def test_a_changed_msgid_gets_its_own_entry_and_the_old_one_stays(gettext):
     assert (gettext / "po/fr.po").read_text(encoding="utf-8") == po
 
 
+def test_an_entry_the_catalogue_holds_as_obsolete_is_refused_not_defined_twice(gettext):
+    catalogue = gettext / "po/fr.po"
+    catalogue.write_text(FRENCH_PO + '\n#~ msgid "Quit"\n#~ msgstr "Quitter"\n', encoding="utf-8")
+    before = catalogue.read_bytes()
+    pot = gettext / "po/messages.pot"
+    pot.write_text(pot.read_text() + '\nmsgid "Quit"\nmsgstr ""\n')
+    done = run(gettext, "up", "--provider", "pseudo", "--json")
+    assert done.returncode == 3, done.stderr
+    refused = [u for u in json.loads(done.stdout)["units"] if u["outcome"] == "refused"]
+    assert [u["block"] for u in refused] == ["Quit"]
+    assert "obsolete" in refused[0]["reason"] and "msgmerge" in refused[0]["reason"]
+    assert catalogue.read_bytes() == before
+
+
 def test_a_plural_entry_the_template_gains_takes_the_catalogues_forms(gettext):
     pot = gettext / "po/messages.pot"
     pot.write_text(

@@ -729,6 +729,22 @@ def test_a_new_entry_before_the_first_one_goes_after_the_header() -> None:
     assert [b.name for b in CODEC.read(written).blocks][:2] == ["Hi", "Welcome"]
 
 
+def test_a_new_entry_an_obsolete_one_holds_is_refused_and_others_are_not() -> None:
+    """gettext reads a msgid both live and obsolete as one message defined twice."""
+    data = fixture("basic.po").replace(
+        b'#~ msgstr "Ancien message"',
+        b'#~ msgstr "Ancien message"\n\n#~| msgid "Older"\n#~ msgctxt "menu"\n#~ msgid ""\n'
+        b'#~ "Gone"\n#~ msgstr "Parti"',
+    )
+    document = CODEC.read(data, path="basic.po")
+    for name in ("Old message", "menu\u0004Gone"):
+        with pytest.raises(WriteRefused) as refused:
+            CODEC.write(gained(document, name, (Text(name.split("\u0004")[-1]),)))
+        assert refused.value.capability == "insert_block"
+        assert "obsolete" in refused.value.message
+    assert b'msgid "Gone"' in CODEC.write(gained(document, "Gone", (Text("Gone"),)))
+
+
 def test_a_new_entry_in_a_file_without_a_final_newline_keeps_it_so() -> None:
     data = b'msgid ""\nmsgstr ""\n"Language: fr\\n"\n\nmsgid "Open"\nmsgstr "Ouvrir"'
     written = CODEC.write(gained(CODEC.read(data), "Close", (Text("Close"),), (Text("Fermer"),)))

@@ -49,6 +49,7 @@ import re
 import sys
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
+from functools import cached_property
 from pathlib import PurePath
 from typing import Any
 
@@ -1042,6 +1043,9 @@ class _NewEntries:
     and ``#,`` flags from the block's properties (``fuzzy`` first when the
     target is a draft), ``msgctxt``, ``msgid`` (and ``msgid_plural``), and
     ``msgstr`` (one ``msgstr[i]`` for each of the catalogue's ``nplurals``).
+    A block whose msgid an obsolete ``#~`` entry holds is refused: gettext
+    takes the two for one message defined twice, and msgmerge brings the
+    obsolete one back with its translation.
     """
 
     def __init__(self, document: Document, skeleton: PoSkeleton) -> None:
@@ -1059,6 +1063,25 @@ class _NewEntries:
                 self.before.setdefault(block.name, entry.start)
         self.end = self._line_end(entries[-1].msgstr[-1].end) if entries else len(text)
 
+    @cached_property
+    def obsolete(self) -> frozenset[str]:
+        """The names (msgctxt U+0004 msgid, or msgid) of the file's obsolete ``#~`` entries."""
+        lines = _OBSOLETE_LINE.findall(self.text)
+        if not lines:
+            return frozenset()
+        text = "\n".join(lines) + "\n"
+        limits = Limits(max_bytes=sys.maxsize, max_entries=sys.maxsize)
+        try:
+            reader = _Reader(text, "", self.skeleton.text.encoding, limits)
+            named = [PoFormat()._structure(reader, draft)[0] for draft in reader.read()]
+        except FormatError:
+            return frozenset()  # obsolete lines gettext would not read either
+        return frozenset(
+            (f"{ctx.value}\u0004" if (ctx := fields["msgctxt"]) is not None else "") + msgid.value
+            for fields in named
+            if (msgid := fields["msgid"]) is not None and msgid.value
+        )
+
     def _line_end(self, index: int) -> int:
         found = self.text.find("\n", index)
         return len(self.text) if found < 0 else found + 1
@@ -1071,6 +1094,13 @@ class _NewEntries:
             if block.name in self.after or block.name in placed:
                 raise WriteRefused(
                     f"{block.name!r}: the catalogue has this entry already",
+                    capability="insert_block",
+                    block=block.id,
+                )
+            if block.name in self.obsolete:
+                raise WriteRefused(
+                    f"{block.name!r}: the catalogue holds it as an obsolete #~ entry; bring "
+                    "that back (msgmerge does, with its translation) and run kapi again",
                     capability="insert_block",
                     block=block.id,
                 )
@@ -1175,6 +1205,10 @@ class _NewEntries:
             width=skeleton.width,
         )
         return f"{keyword} {literal}"
+
+
+# An obsolete entry's line, its ``#~ `` taken off (not a ``#~|`` previous-msgid line).
+_OBSOLETE_LINE = re.compile(r"^#~(?!\|) ?(.*?)\r?$", re.MULTILINE)
 
 
 def _location_lines(locations: Sequence[str], width: int) -> list[str]:
