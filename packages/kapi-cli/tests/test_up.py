@@ -394,6 +394,127 @@ def test_a_gettext_project_fills_empty_msgstrs_and_names_a_missing_catalogue(tmp
     assert (root / "locales/messages.pot").read_bytes() == template
 
 
+FRENCH_PO = """msgid ""
+msgstr ""
+"Language: fr\\n"
+"Content-Type: text/plain; charset=UTF-8\\n"
+"Plural-Forms: nplurals=2; plural=(n > 1);\\n"
+
+#: app.py:1
+msgid "Sign in"
+msgstr "Se connecter"
+
+#: app.py:2
+#, python-format
+msgid "Hello %s, welcome back"
+msgstr "Bonjour %s, bon retour"
+"""
+
+
+@pytest.fixture
+def gettext(tmp_path):
+    """A project `kapi init` made of po/messages.pot and a French catalogue a person translated."""
+    root = tmp_path / "gettext"
+    (root / "po").mkdir(parents=True)
+    header = 'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n'
+    (root / "po/messages.pot").write_text(
+        header + '\n#: app.py:1\nmsgid "Sign in"\nmsgstr ""\n\n#: app.py:2\n#, python-format\n'
+        'msgid "Hello %s, welcome back"\nmsgstr ""\n'
+    )  # fmt: skip
+    (root / "po/fr.po").write_text(FRENCH_PO, encoding="utf-8")
+    made = run(root, "init", "--agents", "none", "--no-rules-files")
+    assert made.returncode == 0, made.stderr
+    assert "po/{lang}.po" in (root / "kapi.yaml").read_text()
+    return root
+
+
+def msgfmt_check(path):
+    """gettext's own verdict on a catalogue, where gettext is installed."""
+    if shutil.which("msgfmt") is None:
+        return
+    checked = subprocess.run(
+        ["msgfmt", "--check", "-o", os.devnull, str(path)], capture_output=True, text=True
+    )
+    assert checked.returncode == 0, checked.stderr
+
+
+def test_an_entry_the_template_gains_lands_in_the_catalogue_and_nothing_else_changes(gettext):
+    pot = gettext / "po/messages.pot"
+    pot.write_text(
+        pot.read_text().replace(
+            '#: app.py:2\n', '#: app.py:5\nmsgid "Open"\nmsgstr ""\n\n#: app.py:2\n'
+        ) + '\n#: app.py:9\nmsgid "Close"\nmsgstr ""\n'
+    )  # fmt: skip
+    done = run(gettext, "up", "--provider", "pseudo", "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["written"] == 2
+    po = (gettext / "po/fr.po").read_text(encoding="utf-8")
+    opened = re.search(r'\n#: app.py:5\n#, fuzzy\nmsgid "Open"\nmsgstr "\[.+\]"\n\n', po)
+    closed = re.search(r'\n#: app.py:9\n#, fuzzy\nmsgid "Close"\nmsgstr "\[.+\]"\n$', po)
+    assert opened and closed, po
+    # the two entries are all that changed; a person's translations are as they were
+    assert po.replace(opened.group(0), "\n").replace(closed.group(0), "") == FRENCH_PO
+    msgfmt_check(gettext / "po/fr.po")
+    again = run(gettext, "up", "--provider", "pseudo", "--json")
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stdout)["written"] == 0
+    assert (gettext / "po/fr.po").read_text(encoding="utf-8") == po
+    assert status(gettext)["fr"]["missing"] == 0
+
+
+def test_a_changed_msgid_gets_its_own_entry_and_the_old_one_stays(gettext):
+    pot = gettext / "po/messages.pot"
+    pot.write_text(pot.read_text().replace('msgid "Sign in"', 'msgid "Sign in with a passkey"'))
+    done = run(gettext, "up", "--provider", "pseudo")
+    assert done.returncode == 0, done.stderr
+    po = (gettext / "po/fr.po").read_text(encoding="utf-8")
+    # in the template's order: before the entry that follows it there
+    added = re.search(r'#: app.py:1\n#, fuzzy\nmsgid "Sign in with a passkey"\n'
+                      r'msgstr "\[.+\]"\n\n(?=#: app.py:2\n)', po)  # fmt: skip
+    assert added, po
+    assert po.replace(added.group(0), "") == FRENCH_PO  # the old entry is left as it was
+    msgfmt_check(gettext / "po/fr.po")
+    assert run(gettext, "up", "--provider", "pseudo").returncode == 0
+    assert (gettext / "po/fr.po").read_text(encoding="utf-8") == po
+
+
+def test_an_entry_the_catalogue_holds_as_obsolete_is_refused_not_defined_twice(gettext):
+    catalogue = gettext / "po/fr.po"
+    catalogue.write_text(FRENCH_PO + '\n#~ msgid "Quit"\n#~ msgstr "Quitter"\n', encoding="utf-8")
+    before = catalogue.read_bytes()
+    pot = gettext / "po/messages.pot"
+    pot.write_text(pot.read_text() + '\nmsgid "Quit"\nmsgstr ""\n')
+    done = run(gettext, "up", "--provider", "pseudo", "--json")
+    assert done.returncode == 3, done.stderr
+    refused = [u for u in json.loads(done.stdout)["units"] if u["outcome"] == "refused"]
+    assert [u["block"] for u in refused] == ["Quit"]
+    assert "obsolete" in refused[0]["reason"] and "msgmerge" in refused[0]["reason"]
+    assert catalogue.read_bytes() == before
+
+
+def test_a_plural_entry_the_template_gains_takes_the_catalogues_forms(gettext):
+    pot = gettext / "po/messages.pot"
+    pot.write_text(
+        pot.read_text() + '\n#: app.py:7\n#, python-format\nmsgid "%d file"\n'
+        'msgid_plural "%d files"\nmsgstr[0] ""\nmsgstr[1] ""\n'
+    )  # fmt: skip
+    done = run(gettext, "up", "--provider", "pseudo", "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["refused"] == 0
+    po = (gettext / "po/fr.po").read_text(encoding="utf-8")
+    added = re.search(
+        r'\n\n#: app.py:7\n#, fuzzy, python-format\nmsgid "%d file"\nmsgid_plural "%d files"\n'
+        r'msgstr\[0\] "\[%d .+\]"\nmsgstr\[1\] "\[%d .+\]"\n$',
+        po,
+    )
+    assert added, po
+    assert "msgstr[2]" not in po  # French catalogues have two forms (nplurals=2)
+    assert po.replace(added.group(0), "\n") == FRENCH_PO
+    msgfmt_check(gettext / "po/fr.po")
+    checked = run(gettext, "check", "po/fr.po", "--json")
+    assert checked.returncode == 0, checked.stdout
+
+
 def test_a_remote_provider_lands_every_few_batches(shop):
     (shop / "locales/de.json").unlink()
     api = FakeAPI("openai")

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from kapi.core.format import FormatError, Limits, WriteRefused
 from kapi.core.model import Block, Document, Edition, PcOpen, Ph, Plural, Runs, Text
-from kapi.formats.po import PoFormat, plural_categories, quote
+from kapi.formats.po import PoFormat, catalogue_plural_forms, plural_categories, quote
 from kapi.formats.registry import load_codec
 
 FIXTURES = Path(__file__).parent / "fixtures" / "po"
@@ -615,6 +615,159 @@ def test_limits_are_enforced() -> None:
     assert error.value.code == "budget_exceeded"
 
 
+# --- new entries (a translation catalogue gains what its template gained) -------------------
+
+
+def gained(
+    document: Document,
+    name: str,
+    source: Runs,
+    target: Runs | None = None,
+    status: str = "draft",
+    **properties: str,
+) -> Document:
+    """``document`` with a block its file does not hold yet, as kapi.host joins one in."""
+    targets = {document.target_locale: Edition(runs=target, status=status)} if target else {}
+    new = Block(
+        id=f"joined-{len(document.blocks)}",
+        name=name,
+        source=source,
+        locale=document.locale,
+        targets=targets,
+        properties=properties,
+    )
+    return document.with_blocks((*document.blocks, new))
+
+
+def test_a_new_entry_goes_after_the_entry_it_names_and_nothing_else_changes() -> None:
+    document = gained(
+        read("basic.po"), "Close", (Text("Close"),), (Text("Fermer"),), insert_after="Welcome"
+    )
+    written = CODEC.write(document)
+    entry = b'\n#, fuzzy\nmsgid "Close"\nmsgstr "Fermer"\n'
+    assert written == fixture("basic.po").replace(
+        b'msgstr "Bienvenue"\n', b'msgstr "Bienvenue"\n' + entry, 1
+    )
+    again = CODEC.read(written, path="basic.po")
+    close = block(again, "Close")
+    assert close.targets["fr"] == Edition(runs=(Text("Fermer"),), status="draft")
+    assert [b.name for b in again.blocks][:2] == ["Welcome", "Close"]
+
+
+def test_a_new_entry_without_a_place_goes_after_the_last_entry_before_obsolete_ones() -> None:
+    written = CODEC.write(gained(read("basic.po"), "Close", (Text("Close"),)))
+    old = fixture("basic.po")
+    assert written == old.replace(
+        b'\n#~ msgid "Old message"', b'\nmsgid "Close"\nmsgstr ""\n\n#~ msgid "Old message"'
+    )
+    assert written.count(b'msgid "Close"') == 1
+
+
+def test_new_entries_keep_the_order_they_name_and_the_templates_comments_and_flags() -> None:
+    document = gained(
+        read("basic.po"),
+        "menu\u0004Close %s",
+        (Text("Close "), Ph(id="1", type="code:placeholder", data="%s", equiv="%s")),
+        (Text("Fermer "), Ph(id="1", type="code:placeholder", data="%s", equiv="%s")),
+        context="menu",
+        flags="c-format",
+        note="The menu item.\nKeep it short.",
+        locations="app/menu.py:3 app/menu.py:9",
+        insert_after="menu\u0004Open",
+    )
+    document = gained(
+        document, "Quit", (Text("Quit"),), (Text("Quitter"),), "translated",
+        insert_after="menu\u0004Close %s",
+    )  # fmt: skip
+    written = CODEC.write(document).decode()
+    assert (
+        'msgctxt "menu"\nmsgid "Open"\nmsgstr "Ouvrir"\n\n'
+        "#. The menu item.\n#. Keep it short.\n#: app/menu.py:3 app/menu.py:9\n"
+        '#, fuzzy, c-format\nmsgctxt "menu"\nmsgid "Close %s"\nmsgstr "Fermer %s"\n\n'
+        'msgid "Quit"\nmsgstr "Quitter"\n\nmsgid ""\n"A long message'
+    ) in written
+    again = CODEC.read(written.encode(), path="basic.po")
+    assert block(again, "menu\u0004Close %s").properties["flags"] == "fuzzy, c-format"
+
+
+def test_a_new_plural_entry_has_one_msgstr_for_each_of_the_catalogues_forms() -> None:
+    french = read("basic.po")
+    assert catalogue_plural_forms(french) == ("one", "other")
+    document = gained(
+        french,
+        "%d folder",
+        plural(one="%d folder", other="%d folders"),
+        plural(one="%d dossier", many="%d de dossiers", other="%d dossiers"),
+        insert_after="Welcome",
+    )
+    written = CODEC.write(document)
+    assert (
+        b'\n#, fuzzy\nmsgid "%d folder"\nmsgid_plural "%d folders"\n'
+        b'msgstr[0] "%d dossier"\nmsgstr[1] "%d dossiers"\n\n# Reviewed by Anne.'
+    ) in written
+    untranslated = CODEC.write(gained(french, "%d folder", plural(one="a", other="b")))
+    assert b'msgid_plural "b"\nmsgstr[0] ""\nmsgstr[1] ""\n\n#~' in untranslated
+    russian = read("crlf_bom.po")
+    assert catalogue_plural_forms(russian) == ("one", "few", "many")
+    written = CODEC.write(gained(russian, "%d pear", plural(one="%d pear", other="%d pears")))
+    assert written.endswith(
+        b'msgstr ""\r\n\r\nmsgid "%d pear"\r\nmsgid_plural "%d pears"\r\n'
+        b'msgstr[0] ""\r\nmsgstr[1] ""\r\nmsgstr[2] ""\r\n'
+    )
+    assert written.startswith(b"\xef\xbb\xbf")
+
+
+def test_a_new_entry_before_the_first_one_goes_after_the_header() -> None:
+    document = gained(
+        read("basic.po"), "Hi", (Text("Hi"),), (Text("Salut"),), "", insert_before="Welcome"
+    )
+    written = CODEC.write(document)
+    assert written == fixture("basic.po").replace(
+        b"\n#. Shown on the home page.",
+        b'\nmsgid "Hi"\nmsgstr "Salut"\n\n#. Shown on the home page.',
+    )
+    assert [b.name for b in CODEC.read(written).blocks][:2] == ["Hi", "Welcome"]
+
+
+def test_a_new_entry_an_obsolete_one_holds_is_refused_and_others_are_not() -> None:
+    """gettext reads a msgid both live and obsolete as one message defined twice."""
+    data = fixture("basic.po").replace(
+        b'#~ msgstr "Ancien message"',
+        b'#~ msgstr "Ancien message"\n\n#~| msgid "Older"\n#~ msgctxt "menu"\n#~ msgid ""\n'
+        b'#~ "Gone"\n#~ msgstr "Parti"',
+    )
+    document = CODEC.read(data, path="basic.po")
+    for name in ("Old message", "menu\u0004Gone"):
+        with pytest.raises(WriteRefused) as refused:
+            CODEC.write(gained(document, name, (Text(name.split("\u0004")[-1]),)))
+        assert refused.value.capability == "insert_block"
+        assert "obsolete" in refused.value.message
+    assert b'msgid "Gone"' in CODEC.write(gained(document, "Gone", (Text("Gone"),)))
+
+
+def test_a_new_entry_in_a_file_without_a_final_newline_keeps_it_so() -> None:
+    data = b'msgid ""\nmsgstr ""\n"Language: fr\\n"\n\nmsgid "Open"\nmsgstr "Ouvrir"'
+    written = CODEC.write(gained(CODEC.read(data), "Close", (Text("Close"),), (Text("Fermer"),)))
+    assert written == data + b'\n\n#, fuzzy\nmsgid "Close"\nmsgstr "Fermer"'
+    header_only = b'msgid ""\nmsgstr ""\n"Language: fr\\n"\n'
+    written = CODEC.write(gained(CODEC.read(header_only), "Close", (Text("Close"),)))
+    assert written == header_only + b'\nmsgid "Close"\nmsgstr ""\n'
+
+
+def test_a_new_entry_the_catalogue_holds_already_is_refused() -> None:
+    with pytest.raises(WriteRefused) as refused:
+        CODEC.write(gained(read("basic.po"), "Welcome", (Text("Welcome"),)))
+    assert refused.value.capability == "insert_block"
+    assert "Welcome" in refused.value.message
+    document = read("basic.po")
+    german = Block(
+        id="x", name="Close", source=(Text("Close"),), targets={"de": Edition((Text("Zu"),))}
+    )
+    with pytest.raises(WriteRefused) as refused:
+        CODEC.write(document.with_blocks((*document.blocks, german)))
+    assert refused.value.capability == "edition"
+
+
 # --- gettext agrees -----------------------------------------------------------------------
 
 needs_gettext = pytest.mark.skipif(
@@ -646,6 +799,67 @@ def test_edited_fixture_compiles_with_msgfmt(tmp_path: Path) -> None:
     subprocess.run(
         ["msgfmt", "-o", str(tmp_path / "out.mo"), str(path)], check=True, capture_output=True
     )
+
+
+@needs_gettext
+def test_new_entries_are_what_msgmerge_adds(tmp_path: Path) -> None:
+    """Every entry a template gained, in the template's order, as msgmerge writes it."""
+    template = (
+        '#, fuzzy\nmsgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'
+        '#: app.py:0\nmsgid "New"\nmsgstr ""\n\n#: app.py:1\nmsgid "Open"\nmsgstr ""\n\n'
+        "#. TRANSLATORS: the button that closes the main window of the application\n"
+        "#: app.py:2 app/a/long/path/to/a/module/somewhere/deep/inside/the/tree.py:200\n"
+        "#, python-format\n"
+        'msgid "Close %(name)s, a message long enough that gettext has to wrap it somewhere"\n'
+        'msgstr ""\n\n'
+        '#: app.py:3\nmsgctxt "menu"\nmsgid "File"\nmsgid_plural "Files"\n'
+        'msgstr[0] ""\nmsgstr[1] ""\n\n'
+        '#: app.py:4\nmsgid "Save"\nmsgstr ""\n\n'
+        '#: app.py:5\nmsgid "Quit"\nmsgstr ""\n'
+    )
+    french = (
+        'msgid ""\nmsgstr ""\n"Language: fr\\n"\n"Content-Type: text/plain; charset=UTF-8\\n"\n'
+        '"Plural-Forms: nplurals=2; plural=(n > 1);\\n"\n\n'
+        '#: app.py:1\nmsgid "Open"\nmsgstr "Ouvrir"\n\n'
+        '#: app.py:4\nmsgid "Save"\nmsgstr "Enregistrer"\n'
+    )
+    (tmp_path / "messages.pot").write_text(template, encoding="utf-8")
+    (tmp_path / "fr.po").write_text(french, encoding="utf-8")
+    pot = CODEC.read(template.encode(), path="messages.pot")
+    document = CODEC.read(french.encode(), path="fr.po")
+    held, previous = {b.name for b in document.blocks}, ""
+    for index, source in enumerate(pot.blocks):
+        if source.name not in held:
+            later = next((b.name for b in pot.blocks[index:] if b.name in held), "")
+            place = {"insert_after": previous} if previous else {"insert_before": later}
+            document = gained(document, source.name, source.source, **source.properties, **place)
+        previous = source.name
+    written = CODEC.write(document)
+    merged = subprocess.run(
+        ["msgmerge", "--quiet", "-o", "-", str(tmp_path / "fr.po"), str(tmp_path / "messages.pot")],
+        capture_output=True,
+        check=True,
+    ).stdout
+    assert written.decode() == merged.decode()
+
+
+@needs_gettext
+def test_a_catalogue_with_new_translated_entries_passes_msgfmt_check(tmp_path: Path) -> None:
+    document = gained(
+        read("basic.po"),
+        "%(count)d folder",
+        plural(one="%(count)d folder", other="%(count)d folders"),
+        plural(one="%(count)d dossier", other="%(count)d dossiers"),
+        flags="python-format",
+        insert_after="Welcome",
+    )
+    document = gained(document, "Quit", (Text("Quit"),), (Text("Quitter"),))
+    path = tmp_path / "fr.po"
+    path.write_bytes(CODEC.write(document))
+    checked = subprocess.run(
+        ["msgfmt", "--check", "-o", str(tmp_path / "fr.mo"), str(path)], capture_output=True
+    )
+    assert checked.returncode == 0, checked.stderr.decode()
 
 
 # --- properties ---------------------------------------------------------------------------

@@ -4,7 +4,8 @@ Inside a project, ``locales/en.json`` carries ``fr`` and ``de`` editions read
 from ``locales/fr.json`` and ``locales/de.json`` (the item's target
 template). Blocks pair by key. An edit to an edition is written into that
 language's file, keeping its bytes everywhere else; a key the file lacks is
-inserted where the format can insert (JSON, YAML, ARB). Naming a
+inserted where the format can insert (JSON, YAML, ARB; a PO catalogue in its
+template's order, as msgmerge adds it). Naming a
 translation's own file as the document addresses that edition of its source.
 """
 
@@ -99,9 +100,11 @@ class ProjectHome(FileHome):
                     )
                 continue
             updated = _apply_edition(translation, edited, document, joined, moved)
-            if updated is not translation and not staged.capabilities.structural:
+            caps = staged.capabilities
+            if updated is not translation and not caps.structural:
                 keys = {b.ref_key for b in translation.blocks}
-                if keys != {b.ref_key for b in updated.blocks}:
+                now = {b.ref_key for b in updated.blocks}
+                if keys != now and not (caps.adds_blocks and keys <= now):
                     raise WriteRefused(
                         f"{joined.file}: format {staged.capabilities.name} cannot add or remove "
                         "a block in a translation's own file; edit the blocks it has",
@@ -213,11 +216,21 @@ def _apply_edition(
                 else:
                     block = block.with_source(edition.runs)
         blocks.append(block)
+    following = _following(source, by_key) if bilingual else {}
     previous = ""
     for block in source.blocks:
         edition = edited.get(block.ref_key)
         if edition is not None and block.ref_key not in by_key:
-            properties = {"insert_after": previous} if previous else {}
+            # A bilingual file's entry carries what its source's does (a PO entry's
+            # context, flags, comments and references, as msgmerge copies them), and
+            # one that comes first goes before the entries the file has, as there.
+            properties = dict(block.properties) if bilingual else {}
+            properties.pop("insert_after", None)
+            properties.pop("insert_before", None)
+            if previous:
+                properties["insert_after"] = previous
+            elif following.get(block.ref_key):
+                properties["insert_before"] = following[block.ref_key]
             blocks.append(
                 Block(
                     id=f"joined-{block.id}",
@@ -235,3 +248,14 @@ def _apply_edition(
     if not changed:
         return translation
     return translation.with_blocks(tuple(blocks))
+
+
+def _following(source: Document, held: dict[str, Block]) -> dict[str, str]:
+    """For each source block, the name of the next one after it the translation holds."""
+    out: dict[str, str] = {}
+    after = ""
+    for block in reversed(source.blocks):
+        out[block.ref_key] = after
+        if block.ref_key in held:
+            after = block.name or after
+    return out

@@ -99,7 +99,8 @@ def declared_plural_forms(home: FileHome, staged: Staged) -> dict[tuple[str, str
     """The plural categories each target's file declares for a block: ``(block, language)``.
 
     A gettext catalogue names its forms in ``Plural-Forms`` (three for Russian,
-    two for French), whatever its language has; a translation gives those.
+    two for French), whatever its language has; a translation gives those, also
+    for a plural entry its template gained that the catalogue does not hold yet.
     """
     from kapi.host.project_home import ProjectHome
 
@@ -119,6 +120,13 @@ def declared_plural_forms(home: FileHome, staged: Staged) -> dict[tuple[str, str
             forms = block.properties.get("plural_forms")
             if forms:
                 out[(block.ref_key, language)] = tuple(forms.split())
+        if document is not staged.document and document.format == "po":
+            from kapi.formats.po import catalogue_plural_forms
+
+            held = {block.ref_key for block in document.blocks}
+            for block in staged.document.blocks:
+                if block.ref_key not in held and any(isinstance(r, Plural) for r in block.source):
+                    out[(block.ref_key, language)] = catalogue_plural_forms(document)
     return out
 
 

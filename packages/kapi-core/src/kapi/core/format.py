@@ -114,6 +114,10 @@ class FormatCapabilities:
     structural: bool = False
     writable_attrs: Mapping[str, tuple[str, ...]] = field(factory=dict)
     new_codes: tuple[str, ...] = ()
+    # A translation's own file takes the blocks its source gained (a PO catalogue the
+    # entries of its template, as msgmerge adds them), though a change set may not insert
+    # or delete one (``structural``).
+    adds_blocks: bool = False
 
     @property
     def editable(self) -> bool:

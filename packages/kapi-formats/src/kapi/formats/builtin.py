@@ -108,6 +108,7 @@ PO = FormatSpec(
     extensions=(".po", ".pot"),
     mime_types=("text/x-gettext-translation",),
     interchange=True,
+    adds_blocks=True,
     code_types=_PLACEHOLDERS,
 )
 XLIFF = FormatSpec(

@@ -16,6 +16,10 @@ msgstr fills it; a removed target empties it. The ``fuzzy`` flag follows the
 edition's status only when the status changes: to ``translated`` (or any
 status but ``draft``) removes it, to ``draft`` adds it; an edit that keeps the
 status keeps the flags. BOM, CRLF, the charset and the final newline are kept.
+A block the file has no entry for (one its template gained) is written as a
+new entry where ``properties["insert_after"]`` or ``["insert_before"]`` puts
+it, else after the last entry, as msgmerge writes one (see ``_NewEntries``);
+an entry whose block is gone stays as it is.
 
 Limits: the file size (``Limits.max_bytes``) and the number of entries
 (``Limits.max_entries``); past either the reader refuses with
@@ -45,6 +49,7 @@ import re
 import sys
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
+from functools import cached_property
 from pathlib import PurePath
 from typing import Any
 
@@ -56,7 +61,7 @@ from kapi.core.model import Block, Document, Edition, PcClose, PcOpen, Ph, Plura
 from kapi.formats.common import canonical_or_error, gc_paused, text_encoding
 from kapi.formats.skeleton import Span, TextSkeleton, decode_text, line_column
 
-__all__ = ["PoFormat", "header_fields", "plural_categories"]
+__all__ = ["PoFormat", "catalogue_plural_forms", "header_fields", "plural_categories"]
 
 FORMAT = "po"
 PIVOT = "n"
@@ -129,6 +134,7 @@ class PoEntry:
     flags: tuple[str, ...]
     flag_line: tuple[int, int] | None  # start and end (newline included) of the `#,` line
     insert_at: int  # where a new `#, fuzzy` line goes
+    start: int  # where the entry's first line (a comment's or a keyword's) starts
     newline: str
     msgid: PoField
     msgid_plural: PoField | None
@@ -649,6 +655,24 @@ def header_fields(document: Document) -> Mapping[str, str]:
     return skeleton.header if isinstance(skeleton, PoSkeleton) else {}
 
 
+def catalogue_plural_forms(document: Document) -> tuple[str, ...]:
+    """The CLDR names of ``msgstr[0..]`` a new plural entry of a PO document takes.
+
+    Its header's ``nplurals`` and language say them (see the module doc); ``()``
+    for a document this format did not read.
+    """
+    skeleton = document.skeleton
+    if not isinstance(skeleton, PoSkeleton):
+        return ()
+    return plural_categories(skeleton.target_locale, _nplurals(skeleton.header))
+
+
+def _nplurals(header: Mapping[str, str]) -> int:
+    """The ``nplurals`` a header's ``Plural-Forms`` declares; gettext's 2 without one."""
+    found = re.search(r"nplurals\s*=\s*(\d+)", header.get("plural-forms", ""))
+    return 2 if found is None else max(1, min(int(found.group(1)), 64))
+
+
 def _header_fields(value: str) -> dict[str, str]:
     out: dict[str, str] = {}
     for line in value.split("\n"):
@@ -691,11 +715,7 @@ class PoFormat:
                 header = _header_fields(head.fields[-1].value if len(head.fields) > 1 else "")
                 body = drafts[1:]
         target_locale = gettext_locale(header.get("language", "")) or _locale_of_path(path)
-        nplurals = 2
-        plural_match = re.search(r"nplurals\s*=\s*(\d+)", header.get("plural-forms", ""))
-        if plural_match is not None:
-            nplurals = max(1, min(int(plural_match.group(1)), 64))
-        order = plural_categories(target_locale, nplurals)
+        order = plural_categories(target_locale, _nplurals(header))
 
         blocks: list[Block] = []
         entries: list[PoEntry] = []
@@ -774,6 +794,7 @@ class PoFormat:
                     flags=flags,
                     flag_line=flag_line,
                     insert_at=insert_at,
+                    start=draft.comments[0][2] if draft.comments else draft.first_keyword,
                     newline=msgid.newline,
                     msgid=msgid,
                     msgid_plural=plural_field,
@@ -876,22 +897,21 @@ class PoFormat:
         skeleton = document.skeleton
         if not isinstance(skeleton, PoSkeleton):
             raise WriteRefused("this document was not read from a PO file", capability="generative")
-        target_key = skeleton.target_locale
         by_id = {block.id: block for block in document.blocks}
         edits: list[tuple[int, int, str]] = []
         for entry in skeleton.entries:
             block = by_id.get(entry.block_id)
             if block is None:
                 continue
-            other = [key for key in block.targets if key != target_key or not key]
-            if other:
-                raise WriteRefused(
-                    f"this PO file holds only {target_key or 'no'} translations, not {other[0]!r}",
-                    capability="edition",
-                    block=block.id,
-                )
+            _refuse_other_editions(block, skeleton.target_locale)
             edits.extend(self._source_edits(block, entry, skeleton))
             edits.extend(self._target_edits(block, entry, skeleton))
+        if len(by_id) > len(skeleton.entries):
+            known = {entry.block_id for entry in skeleton.entries}
+            added = [block for block in document.blocks if block.id not in known]
+            if added:
+                # before any edit at the same place: a new entry ends where the next one starts
+                edits[:0] = _NewEntries(document, skeleton).edits(added)
         return skeleton.text.splice(edits)
 
     def block_lines(self, document: Document) -> dict[str, tuple[int, int]] | None:
@@ -999,6 +1019,209 @@ class PoFormat:
         if added:
             edits.append((last.end, last.end, "".join(added)))
         return edits
+
+
+def _refuse_other_editions(block: Block, target_key: str) -> None:
+    other = [key for key in block.targets if key != target_key or not key]
+    if other:
+        raise WriteRefused(
+            f"this PO file holds only {target_key or 'no'} translations, not {other[0]!r}",
+            capability="edition",
+            block=block.id,
+        )
+
+
+class _NewEntries:
+    """Entries for the blocks a document gained, each placed as msgmerge places it.
+
+    A new block goes after the entry (or the new block) that
+    ``properties["insert_after"]`` names, or before the entry
+    ``properties["insert_before"]`` names, else after the file's last entry
+    (before any obsolete ``#~`` entries that close it); a blank line parts it
+    from its neighbours.
+    It is written as gettext writes an entry: ``#.`` notes, ``#:`` references
+    and ``#,`` flags from the block's properties (``fuzzy`` first when the
+    target is a draft), ``msgctxt``, ``msgid`` (and ``msgid_plural``), and
+    ``msgstr`` (one ``msgstr[i]`` for each of the catalogue's ``nplurals``).
+    A block whose msgid an obsolete ``#~`` entry holds is refused: gettext
+    takes the two for one message defined twice, and msgmerge brings the
+    obsolete one back with its translation.
+    """
+
+    def __init__(self, document: Document, skeleton: PoSkeleton) -> None:
+        self.skeleton = skeleton
+        self.text = text = skeleton.text.text
+        entries = skeleton.entries
+        self.newline = entries[0].newline if entries else ("\r\n" if "\r\n" in text else "\n")
+        by_id = {block.id: block for block in document.blocks}
+        self.after: dict[str, int] = {}  # an entry's name: where the text after it starts
+        self.before: dict[str, int] = {}  # an entry's name: where it starts
+        for entry in entries:
+            block = by_id.get(entry.block_id)
+            if block is not None:
+                self.after.setdefault(block.name, self._line_end(entry.msgstr[-1].end))
+                self.before.setdefault(block.name, entry.start)
+        self.end = self._line_end(entries[-1].msgstr[-1].end) if entries else len(text)
+
+    @cached_property
+    def obsolete(self) -> frozenset[str]:
+        """The names (msgctxt U+0004 msgid, or msgid) of the file's obsolete ``#~`` entries."""
+        lines = _OBSOLETE_LINE.findall(self.text)
+        if not lines:
+            return frozenset()
+        text = "\n".join(lines) + "\n"
+        limits = Limits(max_bytes=sys.maxsize, max_entries=sys.maxsize)
+        try:
+            reader = _Reader(text, "", self.skeleton.text.encoding, limits)
+            named = [PoFormat()._structure(reader, draft)[0] for draft in reader.read()]
+        except FormatError:
+            return frozenset()  # obsolete lines gettext would not read either
+        return frozenset(
+            (f"{ctx.value}\u0004" if (ctx := fields["msgctxt"]) is not None else "") + msgid.value
+            for fields in named
+            if (msgid := fields["msgid"]) is not None and msgid.value
+        )
+
+    def _line_end(self, index: int) -> int:
+        found = self.text.find("\n", index)
+        return len(self.text) if found < 0 else found + 1
+
+    def edits(self, blocks: Sequence[Block]) -> list[tuple[int, int, str]]:
+        # (position, before the entry there): (name, entry text) in order
+        places: dict[tuple[int, bool], list[tuple[str, str]]] = {}
+        placed: dict[str, tuple[int, bool]] = {}  # a new block's name: its place
+        for block in blocks:
+            if block.name in self.after or block.name in placed:
+                raise WriteRefused(
+                    f"{block.name!r}: the catalogue has this entry already",
+                    capability="insert_block",
+                    block=block.id,
+                )
+            if block.name in self.obsolete:
+                raise WriteRefused(
+                    f"{block.name!r}: the catalogue holds it as an obsolete #~ entry; bring "
+                    "that back (msgmerge does, with its translation) and run kapi again",
+                    capability="insert_block",
+                    block=block.id,
+                )
+            _refuse_other_editions(block, self.skeleton.target_locale)
+            anchor = block.properties.get("insert_after", "")
+            entry = (block.name, self._entry(block))
+            if anchor in placed:
+                group = places[placed[anchor]]
+                index = next(i for i, (name, _) in enumerate(group) if name == anchor)
+                group.insert(index + 1, entry)
+                placed[block.name] = placed[anchor]
+                continue
+            following = block.properties.get("insert_before", "")
+            if not anchor and following in self.before:
+                place = (self.before[following], True)
+            else:
+                place = (self.after.get(anchor, self.end) if anchor else self.end, False)
+            places.setdefault(place, []).append(entry)
+            placed[block.name] = place
+        return [
+            (at, at, self._joined(at, [t for _, t in places[at, before]], before=before))
+            for at, before in sorted(places)
+        ]
+
+    def _joined(self, at: int, entries: list[str], *, before: bool) -> str:
+        newline, text = self.newline, self.text
+        if before:  # at an entry's first line: each new one, then a blank line
+            out = "".join(entry + newline for entry in entries)
+            if at and not text.endswith(newline * 2, 0, at):
+                out = newline + out
+            return out
+        out = "".join(newline + entry for entry in entries)  # each after a blank line
+        if not text:
+            return out[len(newline) :]
+        if at == len(text) and not text.endswith("\n"):
+            return newline + out[: -len(newline)]  # the file ends without a newline: so it still
+        if at < len(text) and not text.startswith(newline, at):
+            out += newline  # a blank line before what follows, too
+        return out
+
+    def _entry(self, block: Block) -> str:
+        skeleton, newline = self.skeleton, self.newline
+        properties = block.properties
+        lines: list[str] = []
+        note = properties.get("note")
+        if note:
+            lines.extend(f"#. {line}".rstrip(" ") for line in note.split("\n"))
+        locations = properties.get("locations", "").split()
+        if locations:
+            lines.extend(_location_lines(locations, skeleton.width))
+        current = block.targets.get(skeleton.target_locale) if skeleton.target_locale else None
+        flags = [
+            flag.strip()
+            for flag in properties.get("flags", "").split(",")
+            if flag.strip() and flag.strip() != "fuzzy"
+        ]
+        if current is not None and current.runs and current.status == "draft":
+            flags.insert(0, "fuzzy")
+        if flags:
+            lines.append("#, " + ", ".join(flags))
+        context = properties.get("context")
+        if context is None and "\u0004" in block.name:
+            context = block.name.split("\u0004", 1)[0]
+        if context is not None:
+            lines.append(self._field("msgctxt", context))
+        runs = current.runs if current is not None else ()
+        if not (len(block.source) == 1 and isinstance(block.source[0], Plural)):
+            lines.append(self._field("msgid", render_runs(block.source, block.id)))
+            lines.append(self._field("msgstr", render_runs(runs, block.id)))
+            return newline.join(lines) + newline
+        source = block.source[0].forms
+        unknown = set(source) - {"one", "other"}
+        if unknown:
+            raise WriteRefused(
+                f"a PO source holds only the forms one and other, not {sorted(unknown)}",
+                capability="plural",
+                block=block.id,
+            )
+        lines.append(self._field("msgid", render_runs(source.get("one", ()), block.id)))
+        lines.append(self._field("msgid_plural", render_runs(source.get("other", ()), block.id)))
+        order = plural_categories(skeleton.target_locale, _nplurals(skeleton.header))
+        forms: Mapping[str, Runs] = _single_plural(runs, block.id).forms if runs else {}
+        unknown = set(forms) - set(order)
+        if unknown and not ("other" in forms and unknown <= _CLDR_FORMS):
+            raise WriteRefused(
+                f"this catalogue's plural forms are {' '.join(order)}, not {sorted(unknown)}",
+                capability="plural",
+                block=block.id,
+            )
+        for index, form in enumerate(order):
+            value = render_runs(forms.get(form, ()), block.id)
+            lines.append(self._field(f"msgstr[{index}]", value))
+        return newline.join(lines) + newline
+
+    def _field(self, keyword: str, value: str) -> str:
+        skeleton = self.skeleton
+        literal = quote(
+            value,
+            prefix=len(keyword) + 1,
+            wrap=skeleton.wrap,
+            newline=self.newline,
+            width=skeleton.width,
+        )
+        return f"{keyword} {literal}"
+
+
+# An obsolete entry's line, its ``#~ `` taken off (not a ``#~|`` previous-msgid line).
+_OBSOLETE_LINE = re.compile(r"^#~(?!\|) ?(.*?)\r?$", re.MULTILINE)
+
+
+def _location_lines(locations: Sequence[str], width: int) -> list[str]:
+    """``#:`` lines as gettext writes them: references joined by spaces within the page width."""
+    lines: list[str] = []
+    line = "#:"
+    for location in locations:
+        if len(line) > 2 and len(line) + 1 + len(location) > width:
+            lines.append(line)
+            line = "#:"
+        line += " " + location
+    lines.append(line)
+    return lines
 
 
 _LITERAL = re.compile(r'"((?:[^"\\]|\\.)*)"')

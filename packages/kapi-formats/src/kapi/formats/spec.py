@@ -39,6 +39,8 @@ class FormatSpec:
     sniff: Callable[[bytes], bool] | None = field(default=None, eq=False)
     # Among formats sharing an extension, higher is tried first.
     priority: int = 0
+    # A translation's own file takes the blocks its source gained (see FormatCapabilities).
+    adds_blocks: bool = False
 
     @property
     def editable(self) -> bool:
@@ -54,6 +56,7 @@ class FormatSpec:
             generative=self.generative,
             round_trip=self.round_trip,
             structural=self.structural,
+            adds_blocks=self.adds_blocks,
             writable_attrs=self.writable_attrs,
             new_codes=self.new_codes,
         )
