@@ -157,6 +157,17 @@ def rule_words(records: Sequence[Record]) -> set[str]:
     return words
 
 
+def log_rule(rule: CheckRule) -> TermRule:
+    """A governance word rule (a voice's or the terms store's) as the context log states one."""
+    return TermRule(
+        term=rule.term,
+        forms=rule.forms,
+        replacement=rule.replacement,
+        advisory=rule.advisory,
+        note=rule.note,
+    )
+
+
 def store_rules(concepts: Sequence[Concept], locale: str) -> list[StoreRule]:
     """The terms store's rules, as the fold compares them (each at the point its concept
     holds, when a kept rule's scope narrows it): those that reject a wording, and those that
@@ -175,13 +186,7 @@ def store_rules(concepts: Sequence[Concept], locale: str) -> list[StoreRule]:
     return [
         StoreRule(
             key=rule.concept_id,
-            rule=TermRule(
-                term=rule.term,
-                forms=rule.forms,
-                replacement=rule.replacement,
-                advisory=rule.advisory,
-                note=rule.note,
-            ),
+            rule=log_rule(rule),
             coordinates=scoped.get(rule.concept_id, {}),
         )
         for rule in rules

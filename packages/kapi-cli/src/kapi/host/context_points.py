@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from kapi.core.context.fold import StoreRule
-from kapi.core.context.record import Record, TermRule
+from kapi.core.context.record import Record
+from kapi.host.context_log import log_rule
 
 if TYPE_CHECKING:
     from kapi.host.workspace import Workspace
@@ -111,13 +112,7 @@ def voice_rules(governance: Any, records: Sequence[Record], words: set[str]) -> 
                 (key, where),
                 StoreRule(
                     key=key,
-                    rule=TermRule(
-                        term=rule.term,
-                        forms=rule.forms,
-                        replacement=rule.replacement,
-                        advisory=rule.advisory,
-                        note=rule.note,
-                    ),
+                    rule=log_rule(rule),
                     coordinates=dict(point.coordinates),
                     source="voice",
                     local=True,
