@@ -1,5 +1,5 @@
 """``python -m kapi.cli`` runs the ``kapi`` command."""
 
-from kapi.cli.main import main
+from kapi.cli.launch import main
 
 main()

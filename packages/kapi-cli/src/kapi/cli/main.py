@@ -7,11 +7,12 @@ the verbs, so ``kapi --help`` starts fast.
 from __future__ import annotations
 
 import sys
-from typing import NoReturn
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, NoReturn
 
 import click
 
-import kapi.cli.boot  # noqa: F401  (first: the generated-code cache)
+import kapi.cli.boot  # noqa: F401  (the generated-code cache; kapi.cli.launch loads it first)
 from kapi.cli.common import (
     format_option,
     locale_of,
@@ -32,32 +33,68 @@ from kapi.cli.output import (
 from kapi.host.errors import HostError, KapiError
 from kapi.host.version import VERSION
 
-CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+if TYPE_CHECKING:
+    from kapi.host.plugins import EntryPoint
+
+HELP_OPTIONS = ("-h", "--help")
+MAX_CONTENT_WIDTH = 100  # kapi.cli.launch renders ``kapi --help`` at the same width
+CONTEXT = {"help_option_names": list(HELP_OPTIONS), "max_content_width": MAX_CONTENT_WIDTH}
+
+
+# The verbs defined in modules of their own, loaded when one is run or the verbs are listed:
+# ``kapi check`` imports the check verb's module, not the translation verbs'.
+LAZY_VERBS: dict[str, tuple[str, str]] = {
+    "check": ("kapi.cli.check", "check"),
+    "context": ("kapi.cli.context", "context"),
+    "exec": ("kapi.cli.translate", "exec_command"),
+    "extract": ("kapi.cli.interchange", "extract"),
+    "flows": ("kapi.cli.translate", "flows"),
+    "help": ("kapi.cli.help", "help_command"),
+    "hook": ("kapi.cli.hook", "hook"),
+    "memory": ("kapi.cli.translate", "memory"),
+    "merge": ("kapi.cli.interchange", "merge"),
+    "pseudo-translate": ("kapi.cli.translate", "pseudo_translate"),
+    "review": ("kapi.cli.review", "review"),
+    "run": ("kapi.cli.translate", "run"),
+    "status": ("kapi.cli.translate", "status"),
+    "store": ("kapi.cli.store", "store"),
+    "terms": ("kapi.cli.terms", "terms"),
+    "tools": ("kapi.cli.translate", "tools"),
+    "translate": ("kapi.cli.translate", "translate"),
+    "up": ("kapi.cli.translate", "up"),
+    "voice": ("kapi.cli.voice", "voice"),
+}
 
 
 class KapiGroup(click.Group):
     """The built-in verbs, and those other distributions register (entry-point group ``kapi.cli``).
 
-    A built-in verb is found without looking for plug-ins; the entry points are
-    read only for a name that is not built in, or when the verbs are listed
-    (``kapi --help``), and then from the distributions' files directly.
+    A verb of :data:`LAZY_VERBS` is imported when it is asked for. A built-in verb is found
+    without looking for plug-ins; the entry points are read only for a name that is not
+    built in, or when the verbs are listed (``kapi --help``), and then from the
+    distributions' files directly.
     """
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        from kapi.host.plugins import plugin_commands
-
         ctx.meta["kapi.listing"] = True  # a plug-in that fails to load is left out of a list
         names = set(super().list_commands(ctx))
-        names.update(plugin_commands())
+        names.update(LAZY_VERBS)
+        names.update(self.plugins(ctx))
         return sorted(names)
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         command = super().get_command(ctx, name)
         if command is not None:
             return command
-        from kapi.host.plugins import plugin_commands
+        lazy = LAZY_VERBS.get(name)
+        if lazy is not None:
+            import importlib
 
-        entry = plugin_commands().get(name)
+            module, attribute = lazy
+            verb: click.Command = getattr(importlib.import_module(module), attribute)
+            self.add_command(verb, name)
+            return verb
+        entry = self.plugins(ctx).get(name)
         if entry is None:
             return None
         try:
@@ -69,6 +106,17 @@ class KapiGroup(click.Group):
                 f"the command {name!r} ({entry.value}) could not be loaded: {err}"
             ) from None
         return loaded if isinstance(loaded, click.Command) else None
+
+    @staticmethod
+    def plugins(ctx: click.Context) -> Mapping[str, EntryPoint]:
+        """The plug-in commands: those installed, or those ``ctx.meta["kapi.plugins"]`` names
+        (how :mod:`kapi.cli.help_text` renders the listing for a given set)."""
+        given: Mapping[str, EntryPoint] | None = ctx.meta.get("kapi.plugins")
+        if given is not None:
+            return given
+        from kapi.host.plugins import plugin_commands
+
+        return plugin_commands()
 
 
 @click.group(cls=KapiGroup, context_settings=CONTEXT)
@@ -392,48 +440,6 @@ def init(
         warn(note)
     if plan is not None and not plan.collections:
         warn("no catalogues or documents found; add collections to kapi.yaml")
-
-
-def _register() -> None:
-    from kapi.cli.check import check
-    from kapi.cli.context import context
-    from kapi.cli.help import help_command
-    from kapi.cli.hook import hook
-    from kapi.cli.store import store
-    from kapi.cli.terms import terms as terms_group
-    from kapi.cli.voice import voice
-
-    cli.add_command(check)
-    cli.add_command(context)
-    cli.add_command(help_command)
-    cli.add_command(hook)
-    cli.add_command(store)
-    cli.add_command(terms_group)
-    cli.add_command(voice)
-    from kapi.cli.interchange import extract, merge
-
-    cli.add_command(extract)
-    cli.add_command(merge)
-    from kapi.cli.review import review
-
-    cli.add_command(review)
-    from kapi.cli import translate as translation
-
-    for command in (
-        translation.exec_command,
-        translation.flows,
-        translation.memory,
-        translation.pseudo_translate,
-        translation.run,
-        translation.status,
-        translation.tools,
-        translation.translate,
-        translation.up,
-    ):
-        cli.add_command(command)
-
-
-_register()
 
 
 def _interrupted(signum: int, frame: object) -> None:

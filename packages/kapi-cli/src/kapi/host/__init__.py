@@ -11,8 +11,9 @@ importing :mod:`kapi.host` costs nothing.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+TYPE_CHECKING = False  # no ``typing`` import: ``kapi --help`` reads the version through here
+if TYPE_CHECKING:
+    from typing import Any
 
 _EXPORTS: dict[str, str] = {
     # the composition root and inputs
@@ -103,6 +104,8 @@ def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'kapi.host' has no attribute {name!r}")
+    import importlib
+
     value = getattr(importlib.import_module(f"kapi.host.{module}"), name)
     globals()[name] = value
     return value

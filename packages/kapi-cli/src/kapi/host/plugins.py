@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from kapi.formats.entrypoints import EntryPoint, entry_points
 
-__all__ = ["COMMAND_GROUP", "plugin_commands"]
+__all__ = ["COMMAND_GROUP", "EntryPoint", "plugin_commands"]
 
 COMMAND_GROUP = "kapi.cli"
 

@@ -11,7 +11,6 @@ person edits can be exported to a bundle and imported again.
 from __future__ import annotations
 
 import json
-import random
 import sqlite3
 import time
 import uuid
@@ -224,6 +223,8 @@ class ProjectStore:
                 if time.monotonic() >= deadline:
                     raise self._busy_error() from None
             # jittered backoff: two waiting runs should not retry in step
+            import random
+
             time.sleep(pause * (0.5 + random.random()))
             pause = min(pause * 2, 0.2)
 

@@ -11,7 +11,6 @@ subsequence) and treats a new character as plain text the writer escapes.
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Iterable, Mapping
 
@@ -55,6 +54,8 @@ def entity_char(run: Run) -> str | None:
     """The character a standalone code stands for when its data is one character reference."""
     if not isinstance(run, Ph) or not _CHAR_REFERENCE.fullmatch(run.data):
         return None
+    import html  # only for character references: its entity table is large to load
+
     char = html.unescape(run.data)
     return char if len(char) == 1 and char != run.data else None
 

@@ -5,30 +5,50 @@
 module:attr`` lines of one group. Folders on ``sys.path`` are read directly,
 first distribution of a name winning as ``importlib.metadata`` does; anything
 else on the path (a zip file, an import hook) is left to ``importlib.metadata``.
+The module imports nothing but ``os`` and ``sys``: ``kapi --help`` reads the
+plug-in commands through it before anything else is loaded.
 """
 
 from __future__ import annotations
 
-import importlib
 import os
-import re
 import sys
-from collections.abc import Iterable
-from typing import NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 __all__ = ["EntryPoint", "entry_points"]
 
-_DIST_FOLDER = re.compile(r"^(?P<name>[^-]+)-[^-]+\.(?:dist-info|egg-info)$")
+_DIST_SUFFIXES = (".dist-info", ".egg-info")
 
 
-class EntryPoint(NamedTuple):
+class EntryPoint(tuple[str, str, str]):
     """One ``name = module:attribute`` line of a group (a tuple: ``kapi --help`` loads no attrs)."""
 
-    name: str
-    value: str
-    group: str
+    __slots__ = ()
+
+    def __new__(cls, name: str, value: str, group: str) -> EntryPoint:
+        return super().__new__(cls, (name, value, group))
+
+    @property
+    def name(self) -> str:
+        return self[0]
+
+    @property
+    def value(self) -> str:
+        return self[1]
+
+    @property
+    def group(self) -> str:
+        return self[2]
+
+    def __repr__(self) -> str:
+        return f"EntryPoint(name={self.name!r}, value={self.value!r}, group={self.group!r})"
 
     def load(self) -> object:
+        import importlib
+
         module_name, _, attribute = self.value.partition(":")
         found: object = importlib.import_module(module_name.strip())
         for part in attribute.split("[")[0].strip().split(".") if attribute.strip() else ():
@@ -51,10 +71,9 @@ def entry_points(group: str, path: Iterable[str] | None = None) -> list[EntryPoi
         except OSError:
             continue
         for name in names:
-            matched = _DIST_FOLDER.match(name)
-            if matched is None:
+            distribution = _distribution(name)
+            if distribution is None:
                 continue
-            distribution = _normal(matched["name"])
             if distribution in seen:
                 continue
             seen.add(distribution)
@@ -67,8 +86,31 @@ def entry_points(group: str, path: Iterable[str] | None = None) -> list[EntryPoi
     return found
 
 
+def _distribution(folder: str) -> str | None:
+    """The normalized distribution name of a ``NAME-VERSION.dist-info`` (or ``.egg-info``)
+    folder, or None for any other name."""
+    for suffix in _DIST_SUFFIXES:
+        if folder.endswith(suffix):
+            stem = folder[: -len(suffix)]
+            break
+    else:
+        return None
+    name, dash, version = stem.partition("-")
+    if not name or not dash or not version or "-" in version:
+        return None
+    return _normal(name)
+
+
 def _normal(name: str) -> str:
-    return re.sub(r"[-_.]+", "_", name).lower()
+    """``name`` with each run of ``-``, ``_`` and ``.`` made one ``_``, lower-cased (PEP 503)."""
+    out: list[str] = []
+    for char in name.lower():
+        if char in "-_.":
+            if not out or out[-1] != "_":
+                out.append("_")
+        else:
+            out.append(char)
+    return "".join(out)
 
 
 def _parse(text: str, group: str) -> list[EntryPoint]:
