@@ -90,6 +90,8 @@ def _is_word_char(char: str) -> bool:
 
 def _is_unspaced(char: str) -> bool:
     code = ord(char)
+    if code < _UNSPACED[0][0]:  # Latin, Greek, Cyrillic…: the common case, decided at once
+        return False
     return any(low <= code <= high for low, high in _UNSPACED)
 
 
