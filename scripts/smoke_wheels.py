@@ -2,6 +2,7 @@
 
 It checks that kapi is installed from wheels (not editable, not the repository's sources),
 then runs the main verbs on a copy of examples/shop as a user would: ``kapi --version``,
+``kapi --help``,
 ``kapi formats``, ``kapi inspect``, ``kapi apply`` (a change set built from what inspect
 printed), ``kapi check``, ``kapi help`` and ``kapi init`` (the skill's package data), ``kapi mcp --help``
 (the verb kapi-mcp registers), and the ``kapi-mcp`` script through the MCP handshake by hand:
@@ -151,6 +152,15 @@ def main() -> None:
         out = run("kapi", "--version", cwd=shop)
         if out.strip() != f"kapi, version {version}":
             fail(f"kapi --version printed {out!r}")
+        listing = run("kapi", "--help", cwd=shop)
+        if not listing.startswith("Usage: kapi ") or not all(
+            f"\n  {verb} " in listing for verb in ("apply", "check", "mcp")
+        ):
+            fail(f"kapi --help printed {listing[:400]!r}")
+        from kapi.cli.help_render import help_text  # click's rendering, in the installed wheel
+
+        if listing != help_text(78, {"mcp": "kapi.mcp.cli:mcp"}):
+            fail("kapi --help differs from click's rendering of the installed commands")
         if "xliff" not in run("kapi", "formats", cwd=shop):
             fail("kapi formats does not list xliff")
         records = json.loads(run("kapi", "inspect", "locales/en.json", cwd=shop))
