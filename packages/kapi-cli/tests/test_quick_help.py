@@ -143,3 +143,16 @@ def test_the_launcher_and_the_group_agree_on_the_widest_help():
     from kapi.cli import launch, main
 
     assert launch.MAX_CONTENT_WIDTH == main.MAX_CONTENT_WIDTH
+
+
+def test_every_lazy_verb_names_a_command_of_that_name():
+    import importlib
+
+    import click
+
+    from kapi.cli.main import LAZY_VERBS
+
+    for name, (module, attribute) in LAZY_VERBS.items():
+        command = getattr(importlib.import_module(module), attribute)
+        assert isinstance(command, click.Command)
+        assert command.name == name

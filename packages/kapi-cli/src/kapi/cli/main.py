@@ -110,7 +110,7 @@ class KapiGroup(click.Group):
     @staticmethod
     def plugins(ctx: click.Context) -> Mapping[str, EntryPoint]:
         """The plug-in commands: those installed, or those ``ctx.meta["kapi.plugins"]`` names
-        (how :mod:`kapi.cli.help_text` renders the listing for a given set)."""
+        (how :mod:`kapi.cli.help_render` renders the listing for a given set)."""
         given: Mapping[str, EntryPoint] | None = ctx.meta.get("kapi.plugins")
         if given is not None:
             return given
