@@ -19,6 +19,11 @@ on the same machine under the same load, so a slower machine or a busy one moves
 Figures without an anchor are printed and never compared. Each script's own output goes to
 a log file (``--logs``, default a temp folder, printed), or to the terminal with ``--verbose``.
 
+A figure that regressed is measured again before the run fails: each script with one is run
+once more (``--confirm N`` times; 0 never) and every figure of it keeps the lower of its
+ratios, so only a figure that regressed in every run is marked. A shared machine's speed
+moves by a third within minutes, faster than a script's kapi runs and anchor runs alternate.
+
 Exit: 0 no regression; 1 a figure regressed; 2 a script failed (the figures it wrote before
 failing are still printed and compared).
 """
@@ -32,7 +37,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -70,7 +75,7 @@ SUITE: tuple[Bench, ...] = (
     ),
     Bench("hooks", "bench_hooks.py", ("--runs", "5"), needs="textlint (npm) into bench/"),
     Bench("mcp", "bench_mcp.py", ("--calls", "40", "--starts", "5"), needs="textlint (npm)"),
-    Bench("office", "bench_office.py", ("--repeat", "1", "--pages", "50", "--rows", "1000")),
+    Bench("office", "bench_office.py", ("--repeat", "3", "--pages", "50", "--rows", "1000")),
     Bench("context", "bench_context.py"),
     Bench("interchange", "bench_interchange.py", ("--units", "2000", "--runs", "3")),
     Bench("toolbox", "bench_toolbox.py", ("--files", "200", "--keys", "2000", "--repeat", "3")),
@@ -128,6 +133,51 @@ def compare(
             change = ratio / before - 1
             rows.append(Row(name, label, record, before, change, change > tolerance))
     return rows
+
+
+def lowest_ratios(runs: Sequence[list[dict[str, Any]]], bench: str) -> list[dict[str, Any]]:
+    """The records of a script's runs, each figure at its lowest ratio (in the first run's order);
+    a figure only one run has is kept as it is."""
+    chosen: dict[str, dict[str, Any]] = {}
+    for records in runs:
+        for record in records:
+            name = key(bench, record)
+            held = chosen.get(name)
+            lower = (
+                held is not None
+                and record.get("ratio") is not None
+                and (held.get("ratio") is None or record["ratio"] < held["ratio"])
+            )
+            if held is None or lower:
+                chosen[name] = record
+    return list(chosen.values())
+
+
+def confirm(
+    gathered: dict[str, list[dict[str, Any]]],
+    baseline: dict[str, Any],
+    tolerance: float,
+    again: Callable[[str], list[dict[str, Any]]],
+    times: int,
+) -> list[str]:
+    """Run each script with a regressed figure ``times`` more (``again(name)`` gives its
+    records) and keep each figure's lowest ratio in ``gathered``; the scripts run again."""
+    rerun: list[str] = []
+    for _ in range(times):
+        suspects = sorted(
+            {
+                row.key.split(": ", 1)[0]
+                for row in compare(gathered, baseline, tolerance)
+                if row.regressed
+            }
+        )
+        if not suspects:
+            break
+        for bench in suspects:
+            gathered[bench] = lowest_ratios([gathered[bench], again(bench)], bench)
+            if bench not in rerun:
+                rerun.append(bench)
+    return rerun
 
 
 def _ms(value: float | None) -> str:
@@ -228,6 +278,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--logs", type=Path, default=None, help="folder for scripts' output")
     parser.add_argument("--verbose", action="store_true", help="show each script's output")
     parser.add_argument(
+        "--confirm",
+        type=int,
+        default=1,
+        metavar="N",
+        help="run a script with a regressed figure N more times before failing (1)",
+    )
+    parser.add_argument(
         "--records",
         nargs="+",
         type=Path,
@@ -266,6 +323,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             if code != 0:
                 failed.append(bench.name)
             print(f"{elapsed:7.1f} s  {len(records):3} figures  {status}")
+        if not args.update_baseline and args.confirm > 0:
+            by_name = {bench.name: bench for bench in chosen}
+
+            def again(name: str) -> list[dict[str, Any]]:
+                print(f"  {name:<12} ", end="", flush=True)
+                records, code, elapsed = run_script(by_name[name], args.quick, logs, args.verbose)
+                print(f"{elapsed:7.1f} s  {len(records):3} figures  again (a figure regressed)")
+                return records if code == 0 else []
+
+            confirm(
+                gathered, baseline.get("modes", {}).get(mode, {}), tolerance, again, args.confirm
+            )
         (logs / "figures.json").write_text(json.dumps(gathered, indent=1) + "\n")
 
     rows = compare(gathered, baseline.get("modes", {}).get(mode, {}), tolerance)

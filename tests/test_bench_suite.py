@@ -115,3 +115,52 @@ def test_every_bench_script_of_the_suite_exists_and_takes_json(runner):
     for bench in runner.SUITE:
         text = (ROOT / "bench" / bench.script).read_text(encoding="utf-8")
         assert "figures.add_json_option(parser)" in text, bench.script
+
+
+def test_a_regression_is_measured_again_and_counts_only_when_every_run_shows_it(runner):
+    baseline = {
+        "check: cold / textlint": {"ratio": 0.5},
+        "check: tree / proselint": {"ratio": 1.0},
+        "core: hash / sha256 alone": {"ratio": 5.0},
+    }
+    gathered = {
+        "check": [
+            _record("cold", 150.0, "textlint", 200.0),  # 0.75: +50%, a passing slow moment
+            _record("tree", 1500.0, "proselint", 1000.0),  # 1.50: +50%, and again below
+            _record("two processes", 600.0),
+        ],
+        "core": [_record("hash", 50.0, "sha256 alone", 10.0)],  # as before: never run again
+    }
+    second = {
+        "check": [
+            _record("cold", 100.0, "textlint", 200.0),  # 0.50
+            _record("tree", 1400.0, "proselint", 1000.0),  # 1.40: still +40%
+            _record("two processes", 900.0),
+        ]
+    }
+    asked: list[str] = []
+
+    def again(name):
+        asked.append(name)
+        return second[name]
+
+    rerun = runner.confirm(gathered, baseline, 0.2, again, 1)
+    assert rerun == ["check"] and asked == ["check"]
+    by_name = {record["name"]: record for record in gathered["check"]}
+    assert [record["name"] for record in gathered["check"]] == ["cold", "tree", "two processes"]
+    assert by_name["cold"]["ratio"] == 0.5
+    assert by_name["tree"]["ratio"] == 1.4
+    assert by_name["two processes"]["median_ms"] == 600.0  # no ratio: the first run's
+    regressed = [row.label for row in runner.compare(gathered, baseline, 0.2) if row.regressed]
+    assert regressed == ["check: tree"]
+
+
+def test_no_regression_runs_nothing_again(runner):
+    gathered = {"core": [_record("hash", 50.0, "sha256 alone", 10.0)]}
+
+    def again(name):
+        raise AssertionError(f"{name} was run again")
+
+    assert (
+        runner.confirm(gathered, {"core: hash / sha256 alone": {"ratio": 5.0}}, 0.2, again, 3) == []
+    )
