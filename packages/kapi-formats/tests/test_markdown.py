@@ -462,6 +462,24 @@ _BASE = (
 )
 
 
+@pytest.mark.parametrize(
+    "value",
+    [
+        "0 0 |\n|-",  # the second line would be a table's delimiter row
+        "a | b\n:-|-:",
+        "a | b\n| --- | --- |",
+        "text\n-",  # a setext underline
+        "| starts with a pipe",
+    ],
+)
+def test_an_edited_paragraph_never_becomes_a_table_or_a_heading(value: str) -> None:
+    document = CODEC.read(_BASE)
+    out = set_text(document, "p1", value)
+    again = CODEC.read(out)
+    assert [b.id for b in again.blocks] == [b.id for b in document.blocks]
+    assert plain_text(next(b for b in again.blocks if b.id == "p1").source) == value
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.data())
 def test_any_new_text_reads_back_as_written(data: st.DataObject) -> None:

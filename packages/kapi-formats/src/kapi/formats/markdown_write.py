@@ -26,7 +26,9 @@ class Layout:
     referenced: str = ""  # characters only a character reference spells here
 
 
-_LINE_START_MARKS = frozenset("#>-+=")
+# What opens a block at a line's start: a heading, a quote, a list item, a setext underline
+# or thematic break, and the first character of a table's delimiter row (``|-``, ``:-``).
+_LINE_START_MARKS = frozenset("#>-+=|:")
 _ORDERED_MARK = re.compile(r"[0-9]{1,9}[.)]")
 _ENDS_LINE = re.compile(r"\n[ \t>]*\Z")
 
