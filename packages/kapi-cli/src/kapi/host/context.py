@@ -531,19 +531,11 @@ def _concepts(source: Any, notes: list[str]) -> tuple[Concept, ...]:
 
 
 def _fold(governance: Any, context: Any, locale: str, notes: list[str]) -> Fold:
-    from kapi.host.context_log import rule_words, store_rules
-    from kapi.host.context_points import voice_rules
-
     try:
         if governance is not None and locale == context.workspace.source_language:
             folded: Fold = governance.context_fold()[0] or Fold()
         else:
-            words = rule_words(context.log.records())
-            in_force = store_rules(context.store.concepts_naming(words), locale)
-            governance = governance or context.governance()
-            if governance is not None:
-                in_force.extend(voice_rules(governance, context.log.records(), words))
-            folded = context.log.fold(in_force)
+            folded = context.log.fold(context.in_force(locale, governance))
         return folded
     except Exception as err:
         notes.append(f"The context log could not be read: {err}")

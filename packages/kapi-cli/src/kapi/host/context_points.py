@@ -8,17 +8,17 @@ core, so any of them may load it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from kapi.core.context.fold import StoreRule
 from kapi.core.context.record import Record
-from kapi.host.context_log import log_rule
+from kapi.host.context_log import log_rule, rule_words, store_rules
 
 if TYPE_CHECKING:
     from kapi.host.workspace import Workspace
 
-__all__ = ["SAMPLE_PATH", "collection_folders", "voice_rules"]
+__all__ = ["SAMPLE_PATH", "collection_folders", "rules_in_force", "voice_rules"]
 
 SAMPLE_PATH = "AGENTS.md"  # the default point's sample: the rules files are no content
 
@@ -54,6 +54,21 @@ def _sample(pattern: str) -> str:
     if "*" in last:
         last = last.replace("*", "AGENTS", 1).replace("*", "")
     return (head.replace("*", "x") + "/" if head else "") + last
+
+
+def rules_in_force(
+    store: Any, records: Sequence[Record], locale: str, governance: Callable[[], Any]
+) -> list[StoreRule]:
+    """The rules in force that name a wording the log's rules name, as the fold compares
+    them: the terms store's (in ``locale``), then the voices' (``governance()`` is asked
+    only when the log names a wording; None: no voices)."""
+    words = rule_words(records)
+    rules = store_rules(store.concepts_naming(words), locale)
+    if words:
+        loaded = governance()
+        if loaded is not None:
+            rules.extend(voice_rules(loaded, records, words))
+    return rules
 
 
 def voice_rules(governance: Any, records: Sequence[Record], words: set[str]) -> list[StoreRule]:

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from kapi.core.context.errors import ContextError
 from kapi.core.context.fold import Entry, Fold
-from kapi.host.context_log import ContextLog, rule_words, store_rules
-from kapi.host.context_points import voice_rules
+from kapi.host.context_log import ContextLog
+from kapi.host.context_points import rules_in_force
 from kapi.host.errors import EXIT_ERROR, HostError
 
 if TYPE_CHECKING:
@@ -39,17 +39,16 @@ class ProjectContext:
         self.log = ContextLog(store, project.id or project.name)
         self._governance: Any = None
 
-    def in_force(self) -> list[Any]:
-        """The rules in force that name a wording the log's rules name: the terms store's,
-        then the voices' (a recipe whose governance does not load has none)."""
-        words = rule_words(self.log.records())
-        named = self.store.concepts_naming(words)
-        rules = store_rules(named, self.workspace.source_language)
-        if words:
-            governance = self.governance()
-            if governance is not None:
-                rules.extend(voice_rules(governance, self.log.records(), words))
-        return rules
+    def in_force(self, locale: str | None = None, governance: Any = None) -> list[Any]:
+        """The rules in force that name a wording the log's rules name: the terms store's
+        (in ``locale``, default the source language), then the voices' (from ``governance``,
+        default the project's; a recipe whose governance does not load has none)."""
+        return rules_in_force(
+            self.store,
+            self.log.records(),
+            locale or self.workspace.source_language,
+            lambda: governance or self.governance(),
+        )
 
     def governance(self) -> Any:
         """The project's governance, loaded once (None when the recipe's does not load)."""

@@ -197,14 +197,13 @@ class Governance:
             if not any(row.get("kind") in _SUGGESTING for row in rows):
                 self._suggestions = (None, [])  # nothing suggested: the context code stays unloaded
             else:
-                from kapi.host.context_log import ContextLog, rule_words, store_rules
-                from kapi.host.context_points import voice_rules
+                from kapi.host.context_log import ContextLog
+                from kapi.host.context_points import rules_in_force
 
                 log = ContextLog(store, rows=rows)
-                words = rule_words(log.records())
-                named = store.concepts_naming(words)
-                in_force = store_rules(named, self.workspace.source_language)
-                in_force.extend(voice_rules(self, log.records(), words))
+                in_force = rules_in_force(
+                    store, log.records(), self.workspace.source_language, lambda: self
+                )
                 self._suggestions = (log.fold(in_force), in_force)
         return self._suggestions  # type: ignore[no-any-return]
 
