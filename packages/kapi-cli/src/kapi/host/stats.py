@@ -11,6 +11,7 @@ from kapi.core.errors import EXIT_OK, EXIT_USAGE
 from kapi.host.documents import FileFailure, read_inputs
 
 if TYPE_CHECKING:
+    from kapi.core.model import Document
     from kapi.host.workspace import Workspace
 
 __all__ = [
@@ -19,6 +20,7 @@ __all__ = [
     "StatsRequest",
     "StatsResult",
     "StatsTotal",
+    "block_texts",
     "count_words",
     "run_stats",
 ]
@@ -74,10 +76,17 @@ def count_words(text: str) -> int:
     return len(_WORD.findall(text))
 
 
-def run_stats(request: StatsRequest, workspace: Workspace) -> StatsResult:
-    """Count every translatable, non-empty block of each file."""
+def block_texts(document: Document) -> list[str]:
+    """What a document says: the text of each translatable block that is not blank (no keys,
+    no markup), as ``kapi stats`` counts it."""
     from kapi.core.model import plain_text
 
+    texts = (plain_text(block.source) for block in document.blocks if block.translatable)
+    return [text for text in texts if text.strip()]
+
+
+def run_stats(request: StatsRequest, workspace: Workspace) -> StatsResult:
+    """Count every translatable, non-empty block of each file."""
     files: list[FileCount] = []
     failures: list[FileFailure] = []
     for item in read_inputs(
@@ -89,11 +98,7 @@ def run_stats(request: StatsRequest, workspace: Workspace) -> StatsResult:
         if isinstance(item, FileFailure):
             failures.append(item)
             continue
-        texts = [
-            text
-            for text in (plain_text(b.source) for b in item.document.blocks if b.translatable)
-            if text.strip()
-        ]
+        texts = block_texts(item.document)
         files.append(
             FileCount(
                 path=item.path,

@@ -281,9 +281,11 @@ def _on_file(
         texts = _content_texts(file, data, workspace)
         if texts is not None:
             if tool.name == "word-count":
+                from kapi.host.stats import count_words
+
                 return {
                     "blocks": len(texts),
-                    "words": sum(len(re.findall(r"\w+", text)) for text in texts),
+                    "words": sum(count_words(text) for text in texts),
                     "characters": sum(len(text) for text in texts),
                 }
             result = _term_check("\n".join(texts), workspace)
@@ -298,19 +300,18 @@ def _on_file(
 
 
 def _content_texts(file: str, data: bytes, workspace: Workspace) -> list[str] | None:
-    """The text of each of a file's translatable blocks; ``None`` when no format reads the
-    file (its bytes are then taken as text)."""
+    """The text of each of a file's translatable blocks, as ``kapi stats`` counts them;
+    ``None`` when no format reads the file (its bytes are then taken as text)."""
     from kapi.core.format import FormatError
-    from kapi.core.model import plain_text
     from kapi.formats import registry
     from kapi.formats.reading import read_document
+    from kapi.host.stats import block_texts
 
     try:
         _, document, _ = read_document(data, display=file, locale=workspace.source_language)
     except (registry.UnknownFormat, FormatError):
         return None
-    texts = (plain_text(block.source) for block in document.blocks if block.translatable)
-    return [text for text in texts if text.strip()]
+    return block_texts(document)
 
 
 def _encoding(data: bytes) -> str:
