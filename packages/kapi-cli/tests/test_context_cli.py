@@ -64,6 +64,37 @@ def section(root: Path, name: str = "AGENTS.md") -> str:
     return text[text.index("<!-- kapi:rules") : text.index("<!-- /kapi:rules -->")]
 
 
+def _review_in_a_terminal(folder: Path, prompt: bytes, answer: bytes) -> tuple[bytes, bool]:
+    """``kapi context review`` in a pseudo-terminal: ``answer`` typed once ``prompt`` shows;
+    what it printed, and whether the answer was sent."""
+    import pty
+    import select
+
+    env = {k: v for k, v in os.environ.items() if k not in _MARKERS}
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: kapi in a terminal
+        os.chdir(folder)
+        os.execve(KAPI, [KAPI, "context", "review"], env)
+    output = b""
+    sent = False
+    while True:
+        ready, _, _ = select.select([fd], [], [], 30)
+        if not ready:
+            break
+        try:
+            chunk = os.read(fd, 1024)
+        except OSError:
+            break
+        if not chunk:
+            break
+        output += chunk
+        if not sent and prompt in output:
+            os.write(fd, answer)
+            sent = True
+    os.waitpid(pid, 0)
+    return output, sent
+
+
 def test_two_agent_sessions_suggest_a_person_keeps_one_and_check_and_rules_files_follow(project):
     quickcast = note(
         project,
@@ -266,9 +297,6 @@ def test_store_export_and_import_between_two_projects(project, tmp_path):
 
 
 def test_review_in_a_terminal_asks_for_each_suggestion(project):
-    import pty
-    import select
-
     op = note(
         project,
         "s-one",
@@ -279,28 +307,7 @@ def test_review_in_a_terminal_asks_for_each_suggestion(project):
         "--seen-in",
         "docs/intro.md",
     )
-    env = {k: v for k, v in os.environ.items() if k not in _MARKERS}
-    pid, fd = pty.fork()
-    if pid == 0:  # the child: kapi in a terminal
-        os.chdir(project)
-        os.execve(KAPI, [KAPI, "context", "review"], env)
-    output = b""
-    sent = False
-    while True:
-        ready, _, _ = select.select([fd], [], [], 30)
-        if not ready:
-            break
-        try:
-            chunk = os.read(fd, 1024)
-        except OSError:
-            break
-        if not chunk:
-            break
-        output += chunk
-        if not sent and b"[k]eep" in output:
-            os.write(fd, b"k\n")
-            sent = True
-    os.waitpid(pid, 0)
+    output, sent = _review_in_a_terminal(project, b"[k]eep", b"k\n")
     assert sent, output
     assert f"keep #{op[:10]}".encode() in output
     assert '- Say "Quickcast"' in section(project)
@@ -520,35 +527,11 @@ def test_the_voice_brief_and_rules_files_end_a_pattern_description_once(shop):
 
 
 def test_review_in_a_terminal_offers_no_choice_against_the_voice(shop):
-    import pty
-    import select
-
     op = note(
         shop, "s-one", "--from", "cart", "--to", "basket", "--suggest",
         "--seen-in", "locales/en.json",
     )  # fmt: skip
-    env = {k: v for k, v in os.environ.items() if k not in _MARKERS}
-    pid, fd = pty.fork()
-    if pid == 0:  # the child: kapi in a terminal
-        os.chdir(shop)
-        os.execve(KAPI, [KAPI, "context", "review"], env)
-    output = b""
-    sent = False
-    while True:
-        ready, _, _ = select.select([fd], [], [], 30)
-        if not ready:
-            break
-        try:
-            chunk = os.read(fd, 1024)
-        except OSError:
-            break
-        if not chunk:
-            break
-        output += chunk
-        if not sent and b"[s]kip" in output:
-            os.write(fd, b"d\n")
-            sent = True
-    os.waitpid(pid, 0)
+    output, sent = _review_in_a_terminal(shop, b"[s]kip", b"d\n")
     assert sent, output
     assert b'contested by the voice shop-ui (say "cart"), a rule in force that stays' in output
     assert b"[d]rop, [s]kip, [q]uit" in output and b"[c]hoose" not in output
