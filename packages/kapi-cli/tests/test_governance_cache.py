@@ -222,6 +222,17 @@ def test_a_recipe_mistake_names_its_line_from_the_cache_too(project):
     assert "kapi.yaml:9" in people[1] and "exactly one of profile or pack" in people[1]
 
 
+def test_a_recipe_warning_names_its_line_from_the_cache_too(project):
+    (project / "kapi.yaml").write_text(
+        RECIPE.replace("profiles:\n", "colections: []\nprofiles:\n"), encoding="utf-8"
+    )
+    first = _kapi("check", "page.md", cwd=project)
+    second = _kapi("check", "page.md", cwd=project)  # the recipe's data now from the cache
+    people = [DUMPED.sub("", done.stderr).strip() for done in (first, second)]
+    assert people[0] == people[1]
+    assert re.search(r"kapi\.yaml:\d+: colections: unknown key", people[1]), people[1]
+
+
 def test_a_project_without_its_state_folder_gets_no_cache(tmp_path):
     cache = GovernanceCache(tmp_path / ".kapi", tmp_path)
     assert cache.parsed("a: 1", lambda text: {"a": 1}) == {"a": 1}

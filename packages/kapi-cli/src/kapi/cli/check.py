@@ -7,7 +7,7 @@ import sys
 import click
 
 from kapi.cli.common import format_option, source_lang_option, workspace_of
-from kapi.cli.output import emit_json, fail, warn
+from kapi.cli.output import fail
 from kapi.host.errors import KapiError
 
 
@@ -99,8 +99,8 @@ def check(
     checked or a checker missed its canary (never a pass); 1 governance did not
     resolve; 2 bad flags or input.
     """
-    from kapi.core.check.report import encode_report, render_text
-    from kapi.host.check import CheckRequest, run_check
+    from kapi.cli.check_run import report
+    from kapi.host.check import CheckRequest
 
     try:
         request = CheckRequest(
@@ -126,30 +126,6 @@ def check(
             no_fail=no_fail,
             comments=comments,
         )
-        outcome = run_check(request, workspace_of(source_lang))
     except KapiError as err:
         fail(err, as_json=as_json)
-    for skipped in outcome.skipped:
-        warn(skipped.message)
-    if comments and outcome.report.scope is not None:
-        from kapi.host.comments import is_comment_source
-
-        for scoped in outcome.report.scope.files:
-            if scoped.status == "no_reader" and is_comment_source(scoped.path):
-                warn(scoped.reason)  # source code in a language kapi has no grammar for
-    if outcome.ship is not None:
-        if as_json:
-            from kapi.host.wire import encode
-
-            emit_json(encode(outcome.ship))
-        else:
-            for gate in outcome.ship.gates:
-                reason = f"  ({gate.reason})" if gate.reason else ""
-                click.echo(
-                    f"{gate.gate:<12} {'pass' if gate.passed else 'FAIL'}  {len(gate.findings)} finding(s){reason}"
-                )
-    elif as_json:
-        emit_json(encode_report(outcome.report))
-    else:
-        click.echo(render_text(outcome.report))
-    sys.exit(outcome.exit_code)
+    report(request, workspace_of(source_lang), as_json=as_json, comments=comments)

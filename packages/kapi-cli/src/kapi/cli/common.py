@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 import click
 
-from kapi.cli.output import fail
+from kapi.cli.output import fail, say_recipe_warnings
 from kapi.host.errors import EXIT_USAGE, HostError
 
 if TYPE_CHECKING:
@@ -17,6 +17,7 @@ __all__ = [
     "format_option",
     "locale_of",
     "project_inputs",
+    "say_recipe_warnings",
     "source_lang_option",
     "workspace_of",
 ]
@@ -37,15 +38,6 @@ def workspace_of(source_lang: str | None = None) -> Workspace:
     ctx.call_on_close(workspace.close)  # the store closes when the verb ends
     say_recipe_warnings(workspace)
     return workspace
-
-
-def say_recipe_warnings(workspace: Workspace) -> None:
-    """Each likely typo in the project's kapi.yaml, on stderr (a key kapi does not read)."""
-    if workspace.project is not None:
-        from kapi.cli.output import warn
-
-        for warning in workspace.project.warnings:
-            warn(f"warning: {warning}")
 
 
 def _exit(err: HostError) -> NoReturn:

@@ -15,15 +15,9 @@ def hook() -> None:
 
 
 def _run(name: str) -> None:
-    import sys
+    from kapi.cli.plain import run_hook
 
-    from kapi.host.hooks import run_hook
-
-    verdict = run_hook(name, sys.stdin)
-    if verdict.stdout:
-        sys.stdout.write(verdict.stdout + "\n")
-    if verdict.warning:
-        sys.stderr.write(f"warning: {verdict.warning}\n")
+    run_hook(name)
 
 
 @hook.command("post-edit")

@@ -1,18 +1,26 @@
-"""The ``kapi`` console script: ``kapi --help`` and ``kapi --version`` without loading click.
+"""The ``kapi`` console script: the calls made most, without loading click.
 
 An agent's first call is often ``kapi --help``. click and the verbs' modules cost several
 times the interpreter's own start, so the listing click would print is kept, rendered,
 in :mod:`kapi.cli.help_texts` for the terminal widths most people and every pipe have
 (``78``: a pipe or an 80-column terminal; ``98``: 100 columns or more) and the plug-in
-commands kapi's own distributions add. Any other width or set of plug-ins, and every other
-command, goes through click (:func:`kapi.cli.main.main`). A test renders each kept text
-again and fails when one has drifted from what click prints.
+commands kapi's own distributions add. A test renders each kept text again and fails when
+one has drifted from what click prints.
+
+``kapi check FILE…`` and the hooks, which run after each edit an agent makes, are run
+without click too (:mod:`kapi.cli.plain`). Any other width or set of plug-ins, any other
+argument, and every other command, goes through click (:func:`kapi.cli.main.run_click`).
 """
 
 import os
 import sys
 
-__all__ = ["help_width", "main", "quick_answer"]
+TYPE_CHECKING = False  # typing is not imported at run time: ``kapi --help`` needs none of it
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import NoReturn
+
+__all__ = ["end", "help_width", "main", "quick_answer", "run"]
 
 MAX_CONTENT_WIDTH = 100  # the group's ``max_content_width``
 
@@ -58,13 +66,18 @@ def quick_answer(args: "list[str]", program: str) -> "str | None":
 
 
 def main() -> None:
-    answer = quick_answer(sys.argv[1:], sys.argv[0])
+    args = sys.argv[1:]
+    answer = quick_answer(args, sys.argv[0])
     if answer is None:
         import kapi.cli.boot  # noqa: F401  (before click: its patterns come from the cache too)
-        from kapi.cli.main import main as run
+        from kapi.cli.plain import plain_verb
 
-        run()
-        return
+        verb = plain_verb(args)
+        if verb is not None:
+            run(verb)
+        from kapi.cli.main import run_click
+
+        run(run_click)
     try:
         sys.stdout.write(answer)
         sys.stdout.flush()
@@ -74,3 +87,47 @@ def main() -> None:
         print("kapi-modules: " + " ".join(sorted(sys.modules)), file=sys.stderr)
     sys.stderr.flush()
     os._exit(0)
+
+
+def run(verb: "Callable[[], object]") -> "NoReturn":
+    """Run a verb to its end: SIGTERM ends it as SIGINT does (exit 130, the verb's own
+    clean-up done); then :func:`end` with the code it exits with."""
+    import signal
+
+    signal.signal(signal.SIGTERM, _interrupted)
+    try:
+        verb()
+    except SystemExit as done:
+        end(done.code)
+    end(0)
+
+
+def _interrupted(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def end(code: object) -> "NoReturn":
+    """Flush stdout and stderr, then end the process with ``code`` (as ``sys.exit`` reads it).
+
+    Once a verb has finished (its workspace closed), the process ends at once: tearing
+    down the interpreter frees every object one by one, which costs more than a small
+    check. A traceback (a bug) still takes the normal way out.
+    """
+    import contextlib
+
+    if code is None:
+        status = 0
+    elif isinstance(code, int):
+        status = code
+    else:
+        print(code, file=sys.stderr)
+        status = 1
+    if os.environ.get("KAPI_DUMP_MODULES") == "1":  # for the tests of what each verb imports
+        print("kapi-modules: " + " ".join(sorted(sys.modules)), file=sys.stderr)
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # a closed pipe: the reader has gone
+            stream.flush()
+    from kapi.host.codegen import save
+
+    save()
+    os._exit(status & 0xFF)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING
 
 import click
 
@@ -139,29 +139,9 @@ def cli(ctx: click.Context, project: str | None, pretty: bool) -> None:
         set_pretty(True)
 
 
-def _interrupted(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
-
-
-def main() -> None:
-    """The console entry point: SIGINT and SIGTERM end kapi with exit 130.
-
-    Once a verb has finished (its workspace closed through the context's
-    ``call_on_close``), the output is flushed and the process ends at once:
-    tearing down the interpreter frees every object one by one, which costs
-    more than a small check. A traceback (a bug) still takes the normal way out.
-    """
-    import signal
-
-    signal.signal(signal.SIGTERM, _interrupted)
-    try:
-        _run()
-    except SystemExit as done:
-        _end(done.code)
-    _end(0)
-
-
-def _run() -> None:
+def run_click() -> None:
+    """``kapi`` through click: each way it ends as an exit code (the console script,
+    :func:`kapi.cli.launch.main`, runs this with :func:`kapi.cli.launch.run`)."""
     try:
         cli(standalone_mode=False)
     except click.exceptions.Abort:
@@ -177,26 +157,3 @@ def _run() -> None:
     except KeyboardInterrupt:
         click.echo("Interrupted.", err=True)
         sys.exit(130)
-
-
-def _end(code: object) -> NoReturn:
-    """Flush stdout and stderr, then end the process with ``code`` (as ``sys.exit`` reads it)."""
-    import contextlib
-    import os
-
-    if code is None:
-        status = 0
-    elif isinstance(code, int):
-        status = code
-    else:
-        print(code, file=sys.stderr)
-        status = 1
-    if os.environ.get("KAPI_DUMP_MODULES") == "1":  # for the tests of what each verb imports
-        print("kapi-modules: " + " ".join(sorted(sys.modules)), file=sys.stderr)
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):  # a closed pipe: the reader has gone
-            stream.flush()
-    from kapi.host.codegen import save
-
-    save()
-    os._exit(status & 0xFF)

@@ -489,12 +489,15 @@ def load_project(recipe_path: Path) -> Project:
     except YamlSyntaxError as err:
         raise RecipeError(str(err), path=recipe_path, line=err.line) from None
     try:
-        return _project_of(recipe_path, data)
+        project = _project_of(recipe_path, data)
     except RecipeError as err:
         if err.line is not None:
             raise
+    else:
+        if not project.warnings or hasattr(data, "lc"):
+            return project
     # The data came from the governance cache, which keeps no lines: read the text again
-    # so the error names its line.
+    # so the error, or each warning, names its line.
     return _project_of(recipe_path, load_yaml(text))
 
 

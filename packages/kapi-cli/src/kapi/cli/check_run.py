@@ -1,0 +1,105 @@
+"""``kapi check`` once its flags are read: the run and its report, without click.
+
+The verb in :mod:`kapi.cli.check` reads every flag through click and calls :func:`report`.
+The call a hook or a pre-commit makes after each edit (file names, perhaps ``--json`` or
+``--no-fail``, nothing else) is read by :func:`plain_check` instead and runs the same
+:func:`report` without click (:mod:`kapi.cli.plain`). Any other argument (another flag,
+``-``, ``--``, ``--help``) goes through click.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, NoReturn
+
+from kapi.cli.output import echo, emit_json, fail, say, say_recipe_warnings, warn
+from kapi.host.errors import KapiError
+
+if TYPE_CHECKING:
+    from kapi.host.check import CheckRequest
+    from kapi.host.workspace import Workspace
+
+__all__ = ["PLAIN_FLAGS", "plain_check", "report"]
+
+# The flags :func:`plain_check` reads itself, and the parameter each sets
+PLAIN_FLAGS = {"--json": "as_json", "--no-fail": "no_fail"}
+
+
+def plain_check(args: list[str]) -> Callable[[], None] | None:
+    """``kapi check ARGS`` as a call that needs no click, when ARGS are only file names and
+    the flags of :data:`PLAIN_FLAGS`; None when click must read them."""
+    files: list[str] = []
+    flags = dict.fromkeys(PLAIN_FLAGS.values(), False)
+    for arg in args:
+        flag = PLAIN_FLAGS.get(arg)
+        if flag is not None:
+            flags[flag] = True
+        elif not arg or arg.startswith("-"):
+            return None
+        else:
+            files.append(arg)
+    return lambda: _run_plain(tuple(files), as_json=flags["as_json"], no_fail=flags["no_fail"])
+
+
+def _run_plain(files: tuple[str, ...], *, as_json: bool, no_fail: bool) -> None:
+    from kapi.host.check import CheckRequest
+    from kapi.host.workspace import open_workspace
+
+    try:
+        request = CheckRequest(files=files, stdin_is_terminal=sys.stdin.isatty(), no_fail=no_fail)
+        workspace = open_workspace()
+    except KapiError as err:
+        fail(err)
+    except KeyboardInterrupt:
+        _interrupted()
+    try:
+        say_recipe_warnings(workspace)
+        report(request, workspace, as_json=as_json)
+    except KeyboardInterrupt:
+        _interrupted()
+    finally:
+        workspace.close()  # as click closes it: when the verb ends, its report printed
+
+
+def _interrupted() -> NoReturn:
+    say("Interrupted.", err=True)
+    sys.exit(130)
+
+
+def report(
+    request: CheckRequest, workspace: Workspace, *, as_json: bool, comments: bool = False
+) -> NoReturn:
+    """Run the check ``request`` asks for in ``workspace``, print its report (text, or the
+    ``kapi.check/v2`` JSON with ``as_json``) and exit with the check's code."""
+    from kapi.core.check.report import encode_report, render_text
+    from kapi.host.check import run_check
+
+    try:
+        outcome = run_check(request, workspace)
+    except KapiError as err:
+        fail(err, as_json=as_json)
+    for skipped in outcome.skipped:
+        warn(skipped.message)
+    if comments and outcome.report.scope is not None:
+        from kapi.host.comments import is_comment_source
+
+        for scoped in outcome.report.scope.files:
+            if scoped.status == "no_reader" and is_comment_source(scoped.path):
+                warn(scoped.reason)  # source code in a language kapi has no grammar for
+    if outcome.ship is not None:
+        if as_json:
+            from kapi.host.wire import encode
+
+            emit_json(encode(outcome.ship))
+        else:
+            for gate in outcome.ship.gates:
+                reason = f"  ({gate.reason})" if gate.reason else ""
+                echo(
+                    f"{gate.gate:<12} {'pass' if gate.passed else 'FAIL'}  {len(gate.findings)} finding(s){reason}"
+                )
+    elif as_json:
+        emit_json(encode_report(outcome.report))
+    else:
+        say(render_text(outcome.report))
+    sys.exit(outcome.exit_code)

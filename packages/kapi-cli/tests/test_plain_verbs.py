@@ -1,0 +1,218 @@
+"""``kapi check FILE…`` and ``kapi hook …`` run without click, and say what click's verbs say.
+
+Each case runs the real ``kapi`` executable (which takes the plain way for these arguments)
+and the same arguments through the click group (``kapi.cli.main.run_click``), and holds the two
+to the same stdout, stderr and exit code. ``KAPI_DUMP_MODULES=1`` shows which way each took.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kapi.cli.plain import plain_verb
+
+KAPI = str(Path(sys.executable).parent / "kapi")
+DUMPED = re.compile(r"^kapi-modules: (.*)\n", re.M)
+THROUGH_CLICK = (
+    "import sys; import kapi.cli.boot; from kapi.cli.launch import run; "
+    "from kapi.cli.main import run_click; sys.argv[0] = 'kapi'; run(run_click)"
+)
+
+RECIPE = """\
+version: v1
+id: prj_plainplainplainplainplainpla
+name: plain
+defaults:
+  source_language: en
+colections: []
+profiles:
+  docs:
+    channels: [guides]
+    voice: house
+collections:
+  - name: docs
+    channel: docs/guides
+    source_only: true
+    content:
+      - path: "docs/**/*.md"
+"""
+VOICE = """\
+name: House voice
+id: house
+terms:
+  - term: utilize
+    replacement: use
+"""
+
+
+def _env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("KAPI_PROJECT", "KAPI_NO_PROJECT")}
+    env.update(KAPI_DUMP_MODULES="1", KAPI_ACTOR="person", NO_COLOR="1")
+    return env
+
+
+def _both(
+    args: list[str], cwd: Path, stdin: str = ""
+) -> tuple[subprocess.CompletedProcess[str], subprocess.CompletedProcess[str]]:
+    """The plain run and the click run of ``kapi ARGS``, each with the modules it loaded."""
+    runs = []
+    for command in ([KAPI, *args], [sys.executable, "-c", THROUGH_CLICK, *args]):
+        runs.append(
+            subprocess.run(
+                command,
+                cwd=cwd,
+                input=stdin,
+                capture_output=True,
+                text=True,
+                env=_env(),
+                timeout=120,
+            )
+        )
+    return runs[0], runs[1]
+
+
+def _modules(done: subprocess.CompletedProcess[str]) -> set[str]:
+    found = DUMPED.search(done.stderr)
+    assert found is not None, done.stderr[-2000:]
+    return set(found.group(1).split())
+
+
+# How long each part took, and when the report was made, differ from run to run
+TIMED = re.compile(r'("[a-z_]+_ms":)[0-9.e+-]+|("at":)"[0-9T:Z-]+"')
+
+
+def _said(done: subprocess.CompletedProcess[str]) -> tuple[int, str, str]:
+    return done.returncode, TIMED.sub(r"\1\2 0", done.stdout), DUMPED.sub("", done.stderr)
+
+
+def _assert_alike(args: list[str], cwd: Path, stdin: str = "") -> tuple[int, str, str]:
+    plain, through_click = _both(args, cwd, stdin)
+    assert "click" not in _modules(plain), "the plain run loaded click"
+    assert "click" in _modules(through_click)
+    assert _said(plain) == _said(through_click)
+    return _said(plain)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "voices").mkdir()
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "kapi.yaml").write_text(RECIPE, encoding="utf-8")
+    (tmp_path / "voices/house.yaml").write_text(VOICE, encoding="utf-8")
+    (tmp_path / "docs/guide.md").write_text(
+        "# Guide\n\nWe utilize the cart.\n\nPay at the till.\n", encoding="utf-8"
+    )
+    (tmp_path / "docs/clean.md").write_text("# Clean\n\nWe use the cart.\n", encoding="utf-8")
+    return tmp_path
+
+
+def test_a_finding_in_a_project_is_reported_alike_and_fails_with_3(project):
+    code, out, err = _assert_alike(["check", "docs/guide.md"], project)
+    assert code == 3
+    assert 'Use "use" instead of "utilize"' in out
+    assert "colections" in err  # the recipe's likely typo is warned about on both ways
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["check", "docs/guide.md", "--json"],
+        ["check", "--json", "docs/guide.md", "docs/clean.md"],
+        ["check", "docs/guide.md", "--no-fail"],
+        ["check", "docs"],
+        ["check", "docs/*.md", "--json", "--no-fail"],
+        ["check"],  # the project's declared content
+        ["check", "docs/missing.md"],
+        ["check", "../elsewhere.md"],
+    ],
+)
+def test_each_plain_call_says_what_the_click_verb_says(project, args):
+    code, out, _ = _assert_alike(args, project)
+    if "--json" in args and code in (0, 3):
+        assert json.loads(out)["schema"] == "kapi.check/v2"
+
+
+def test_outside_a_project_too(tmp_path):
+    (tmp_path / "one.md").write_text("# One\n\nA plain page.\n", encoding="utf-8")
+    code, out, _ = _assert_alike(["check", "one.md"], tmp_path)
+    assert code == 0 and "0 failing" in out
+
+
+def test_text_that_no_encoding_writes_and_terminal_codes_come_out_alike(tmp_path):
+    # A lone surrogate (spelled as JSON can) and a terminal colour code in the checked text
+    catalogue = {"a": "Hello \ud800 there", "b": "Red \u001b[31mtext\u001b[0m here"}
+    (tmp_path / "en.json").write_text(json.dumps(catalogue), encoding="utf-8")
+    for args in (["check", "en.json"], ["check", "en.json", "--json"]):
+        _assert_alike(args, tmp_path)
+
+
+def test_a_bad_recipe_is_refused_alike(tmp_path):
+    (tmp_path / "kapi.yaml").write_text("version: v1\nprofiles: [unclosed\n", encoding="utf-8")
+    (tmp_path / "one.md").write_text("# One\n", encoding="utf-8")
+    code, _, err = _assert_alike(["check", "one.md"], tmp_path)
+    assert code != 0 and "kapi.yaml" in err
+
+
+def test_the_post_edit_hook_says_what_the_click_verb_says(project):
+    payload = {
+        "session_id": "s-plain",
+        "cwd": str(project),
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Write",
+        "tool_input": {"file_path": str(project / "docs/guide.md"), "content": "…"},
+    }
+    plain, through_click = _both(["hook", "post-edit"], project, json.dumps(payload))
+    assert "click" not in _modules(plain) and "click" in _modules(through_click)
+    assert plain.returncode == through_click.returncode == 0
+    assert json.loads(plain.stdout) == json.loads(through_click.stdout)
+    assert "utilize" in plain.stdout
+
+
+def test_a_malformed_hook_payload_is_answered_alike(project):
+    _assert_alike(["hook", "pre-edit"], project, "{not json")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["check", "--voice", "house", "docs/guide.md"],  # any other flag: click reads it
+        ["check", "-"],
+        ["check", "--", "docs/guide.md"],
+        ["check", ""],
+        ["check", "--help"],
+        ["check", "-h"],
+        ["hook"],
+        ["hook", "post-edit", "extra"],
+        ["hook", "--help"],
+        ["inspect", "docs/guide.md"],
+        ["--pretty", "check", "docs/guide.md"],
+    ],
+)
+def test_every_other_call_goes_through_click(args):
+    assert plain_verb(args) is None
+
+
+def test_the_plain_calls(project):
+    assert plain_verb(["check"]) is not None
+    assert plain_verb(["check", "a.md", "--json", "b.md", "--no-fail"]) is not None
+    assert plain_verb(["hook", "stop"]) is not None
+
+
+def test_a_usage_error_still_comes_from_click(project):
+    done = subprocess.run(
+        [KAPI, "check", "--no-such-flag", "docs/guide.md"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=120,
+    )
+    assert done.returncode == 2
+    assert "No such option '--no-such-flag'" in done.stderr
