@@ -1,4 +1,4 @@
-"""``kapi check FILE…`` and ``kapi hook …`` run without click, and say what click's verbs say.
+"""``kapi check``, ``kapi apply`` and ``kapi hook`` run without click, and do what click's verbs do.
 
 Each case runs the real ``kapi`` executable (which takes the plain way for these arguments)
 and the same arguments through the click group (``kapi.cli.main.run_click``), and holds the two
@@ -12,6 +12,7 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -59,11 +60,13 @@ def _env() -> dict[str, str]:
 
 
 def _both(
-    args: list[str], cwd: Path, stdin: str = ""
+    args: list[str], cwd: Path, stdin: str = "", before: Callable[[], None] = lambda: None
 ) -> tuple[subprocess.CompletedProcess[str], subprocess.CompletedProcess[str]]:
-    """The plain run and the click run of ``kapi ARGS``, each with the modules it loaded."""
+    """The plain run and the click run of ``kapi ARGS`` (each after ``before``), each with the
+    modules it loaded."""
     runs = []
     for command in ([KAPI, *args], [sys.executable, "-c", THROUGH_CLICK, *args]):
+        before()
         runs.append(
             subprocess.run(
                 command,
@@ -84,16 +87,21 @@ def _modules(done: subprocess.CompletedProcess[str]) -> set[str]:
     return set(found.group(1).split())
 
 
-# How long each part took, and when the report was made, differ from run to run
+# How long each part took, when the report was made, and the id of the change set's record
+# differ from run to run
 TIMED = re.compile(r'("[a-z_]+_ms":)[0-9.e+-]+|("at":)"[0-9T:Z-]+"')
+RECORD = re.compile(r"chg_[0-9a-f]{16}")
 
 
 def _said(done: subprocess.CompletedProcess[str]) -> tuple[int, str, str]:
-    return done.returncode, TIMED.sub(r"\1\2 0", done.stdout), DUMPED.sub("", done.stderr)
+    out = RECORD.sub("chg_", TIMED.sub(r"\1\2 0", done.stdout))
+    return done.returncode, out, RECORD.sub("chg_", DUMPED.sub("", done.stderr))
 
 
-def _assert_alike(args: list[str], cwd: Path, stdin: str = "") -> tuple[int, str, str]:
-    plain, through_click = _both(args, cwd, stdin)
+def _assert_alike(
+    args: list[str], cwd: Path, stdin: str = "", before: Callable[[], None] = lambda: None
+) -> tuple[int, str, str]:
+    plain, through_click = _both(args, cwd, stdin, before)
     assert "click" not in _modules(plain), "the plain run loaded click"
     assert "click" in _modules(through_click)
     assert _said(plain) == _said(through_click)
@@ -179,9 +187,84 @@ def test_a_malformed_hook_payload_is_answered_alike(project):
     _assert_alike(["hook", "pre-edit"], project, "{not json")
 
 
+CATALOGUE = '{\n  "cart": "Your cart",\n  "pay": "Pay now"\n}\n'
+
+
+@pytest.fixture
+def catalogue(project: Path) -> Path:
+    (project / "en.json").write_text(CATALOGUE, encoding="utf-8")
+    done = subprocess.run(
+        [KAPI, "inspect", "en.json"], cwd=project, capture_output=True, text=True, env=_env()
+    )
+    rev = {record["ref"]["block"]: record["rev"] for record in json.loads(done.stdout)}
+    ops = [
+        {
+            "op": "set_content",
+            "at": {"doc": "en.json", "block": "cart"},
+            "if_match": rev["cart"],
+            "text": "We utilize the bag",
+        },
+        {
+            "op": "set_content",
+            "at": {"doc": "en.json", "block": "pay"},
+            "if_match": rev["pay"],
+            "text": "Pay",
+        },
+    ]
+    (project / "set.json").write_text(json.dumps({"ops": ops}), encoding="utf-8")
+    stale = [{**ops[1], "if_match": "r:0000000000000000"}]
+    (project / "stale.json").write_text(json.dumps({"ops": stale}), encoding="utf-8")
+    (project / "bad.json").write_text('{"ops": [{"op": "set_content"}]', encoding="utf-8")
+    return project
+
+
 @pytest.mark.parametrize(
     "args",
     [
+        ["apply", "set.json"],
+        ["apply", "set.json", "--json"],
+        ["apply", "--dry-run", "set.json"],
+        ["apply", "stale.json", "--json"],
+        ["apply", "bad.json"],
+        ["apply", "missing.json"],
+        ["apply", "../outside.json"],
+    ],
+)
+def test_each_plain_apply_says_and_writes_what_the_click_verb_does(catalogue, args):
+    written: list[str] = []
+
+    def restore() -> None:
+        if (catalogue / "en.json").read_text(encoding="utf-8") != CATALOGUE:
+            written.append((catalogue / "en.json").read_text(encoding="utf-8"))
+        (catalogue / "en.json").write_text(CATALOGUE, encoding="utf-8")
+
+    code, out, _ = _assert_alike(args, catalogue, before=restore)
+    restore()
+    assert len(set(written)) <= 1  # both ways wrote the same bytes, or neither wrote
+    if args[1:] == ["set.json"]:
+        assert code == 0 and written == [written[0]] * 2
+        assert json.loads(written[0]) == {"cart": "We utilize the bag", "pay": "Pay"}
+    if "--json" in args:
+        assert json.loads(out)["schema"] == "kapi.change-result/v1"
+
+
+def test_a_change_set_on_stdin_is_applied_alike(catalogue):
+    text = (catalogue / "set.json").read_text(encoding="utf-8")
+
+    def restore() -> None:
+        (catalogue / "en.json").write_text(CATALOGUE, encoding="utf-8")
+
+    code, _, err = _assert_alike(["apply"], catalogue, text, before=restore)
+    assert code == 0 and "2 applied" in err
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["apply", "set.json", "other.json"],  # two sets: click says why not
+        ["apply", "--print-ops", "set.json"],
+        ["apply", "--gate", "report", "set.json"],
+        ["apply", "-"],
         ["check", "--voice", "house", "docs/guide.md"],  # any other flag: click reads it
         ["check", "-"],
         ["check", "--", "docs/guide.md"],
@@ -203,6 +286,8 @@ def test_the_plain_calls(project):
     assert plain_verb(["check"]) is not None
     assert plain_verb(["check", "a.md", "--json", "b.md", "--no-fail"]) is not None
     assert plain_verb(["hook", "stop"]) is not None
+    assert plain_verb(["apply"]) is not None
+    assert plain_verb(["apply", "--json", "set.json", "--dry-run"]) is not None
 
 
 def test_a_usage_error_still_comes_from_click(project):

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from kapi.core.change.decode import decode_change_set, decode_read_page, decode_result
 from kapi.core.change.errors import (
@@ -411,3 +412,88 @@ def test_result_round_trips(result: Result) -> None:
 @given(S.read_pages)
 def test_inspect_read_page_round_trips(page: ReadPage) -> None:
     assert decode_read_page(json.dumps(encode_read_page(page, inspect=True))) == page
+
+
+# The usual set_content op is built without the converter; anything near it, valid or not,
+# must come out exactly as the converter reads it (the same op, or the same faults).
+_near_values = st.one_of(
+    st.text(max_size=6), st.none(), st.integers(), st.booleans(), st.lists(st.text(), max_size=2)
+)
+_near_refs = st.dictionaries(
+    st.sampled_from(["doc", "block", "edition", "id", "Doc"]), _near_values, max_size=4
+) | st.fixed_dictionaries(
+    {"doc": st.text(max_size=6), "block": st.text(max_size=6)},
+    optional={"edition": st.text(max_size=6) | st.none()},
+)
+_plain_ops = st.fixed_dictionaries(
+    {
+        "op": st.just("set_content"),
+        "at": st.fixed_dictionaries(
+            {"doc": st.text(max_size=6), "block": st.text(max_size=6)},
+            optional={"edition": st.text(max_size=6)},
+        ),
+        "if_match": st.text(max_size=6),
+        "text": st.text(max_size=6),
+    },
+    optional={"basis": st.text(max_size=6)},
+)
+
+
+@st.composite
+def _near_ops(draw: st.DrawFn) -> dict[str, Any]:
+    """A plain set_content op, or one with a field changed, dropped or added (itself or in at)."""
+    op = draw(_plain_ops)
+    change = draw(st.sampled_from(["none", "op", "field", "at", "at_extra", "drop", "extra"]))
+    if change == "op":
+        op["op"] = draw(st.sampled_from(["replace_text", "Set_content"]) | _near_values)
+    elif change == "field":
+        op[draw(st.sampled_from(["at", "if_match", "text", "basis"]))] = draw(_near_values)
+    elif change == "at":
+        op["at"] = draw(_near_refs)
+    elif change == "at_extra":
+        op["at"][draw(st.sampled_from(["id", "Doc", "edtion"]))] = draw(st.text(max_size=3))
+    elif change == "drop":
+        del op[draw(st.sampled_from(sorted(op)))]
+    elif change == "extra":
+        op[draw(st.sampled_from(["runs", "path", "note", "origin"]))] = draw(
+            st.just([{"text": "a"}]) | st.just([0]) | _near_values
+        )
+    return op
+
+
+def _through_converter(value: Any) -> Any:
+    from kapi.core.change import wire
+    from kapi.core.change.ops import Op
+
+    try:
+        return wire._structure_checked(wire._CHANGE_SET, value, Op)
+    except wire.WireFault as fault:
+        return ("faults", fault.faults)
+
+
+def _as_read(value: Any) -> Any:
+    from kapi.core.change.wire import WireFault, structure_op
+
+    try:
+        return structure_op(value)
+    except WireFault as fault:
+        return ("faults", fault.faults)
+
+
+@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@given(_near_ops())
+def test_an_op_built_without_the_converter_is_the_converters(value):
+    assert _as_read(value) == _through_converter(value)
+
+
+def test_the_usual_set_content_takes_the_direct_way():
+    from kapi.core.change import wire
+
+    value = {
+        "op": "set_content",
+        "at": {"doc": "a.json", "block": "k", "edition": "fr"},
+        "if_match": "r:0123456789abcdef",
+        "text": "Bag",
+    }
+    assert wire._plain_set_content(value) == _through_converter(value)
+    assert wire._plain_set_content({**value, "runs": []}) is None  # the converter reads it

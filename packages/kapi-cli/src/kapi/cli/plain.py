@@ -1,11 +1,11 @@
-"""The calls an agent's hooks make after each edit, run without click.
+"""The calls agents make on every edit, run without click.
 
-``kapi check FILE…`` (file names, ``--json``, ``--no-fail``) and ``kapi hook post-edit``,
-``stop`` and ``pre-edit`` run once per edit, where loading click and the command group
-would cost a tenth of the call. :func:`plain_verb` recognises them from the arguments and
-runs the code the click verbs run once they have read their flags
-(:mod:`kapi.cli.check_run`, :func:`run_hook`). Anything else, including any other flag of
-those verbs, goes through click.
+``kapi check FILE…`` (file names, ``--json``, ``--no-fail``), ``kapi apply SET`` (``--json``,
+``--dry-run``) and ``kapi hook post-edit``, ``stop`` and ``pre-edit`` run once per edit,
+where loading click and the command group would cost a small check a tenth of its time.
+:func:`plain_verb` recognises them from the arguments and runs the code the click verbs run
+once they have read their flags (:mod:`kapi.cli.check_run`, :mod:`kapi.cli.apply_run`,
+:func:`run_hook`). Anything else, including any other flag of those verbs, goes through click.
 """
 
 from __future__ import annotations
@@ -24,6 +24,10 @@ def plain_verb(args: list[str]) -> Callable[[], None] | None:
         from kapi.cli.check_run import plain_check
 
         return plain_check(args[1:])
+    if args[:1] == ["apply"]:
+        from kapi.cli.apply_run import plain_apply
+
+        return plain_apply(args[1:])
     if len(args) == 2 and args[0] == "hook" and args[1] in HOOKS:
         name = args[1]
         return lambda: run_hook(name)

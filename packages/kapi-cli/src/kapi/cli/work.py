@@ -92,7 +92,7 @@ def apply(
     Exit codes: 0 applied or previewed; 2 undecodable or invalid;
     3 refused (stale, not_found, guard, …) or partial; 5 unreachable.
     """
-    from kapi.core.change import wire
+    from kapi.cli.apply_run import print_result, run_apply
 
     if schema is not None:
         from kapi.host.apply import change_set_schema
@@ -102,56 +102,29 @@ def apply(
         except HostError as err:
             fail(err)
         return
-    from kapi.host.actor import actor_from_env
-    from kapi.host.apply import apply_change_set, decode_input, error_result, read_change_set
-
     workspace = workspace_of(source_lang)
-    try:
-        data = read_change_set(
-            change_set,
-            stdin=sys.stdin.buffer,
-            stdin_is_terminal=sys.stdin.isatty(),
-            workspace=workspace,
-        )
-    except HostError as err:
-        fail(err)
     if print_ops:
+        from kapi.core.change import wire
         from kapi.core.change.errors import ChangeError
+        from kapi.host.apply import decode_input, error_result, read_change_set
 
+        try:
+            data = read_change_set(
+                change_set,
+                stdin=sys.stdin.buffer,
+                stdin_is_terminal=sys.stdin.isatty(),
+                workspace=workspace,
+            )
+        except HostError as err:
+            fail(err)
         try:
             decoded = decode_input(data)
         except ChangeError as err:
-            _print_result(error_result(err), as_json=True, dry_run=False)
+            print_result(error_result(err), as_json=True, dry_run=False)
             sys.exit(err.exit_code)
         emit_json(wire.encode_change_set(decoded))
         return
-    try:
-        actor = actor_from_env()
-    except HostError as err:
-        fail(err, as_json=as_json)
-    try:
-        outcome = apply_change_set(
-            data, actor=actor, workspace=workspace, dry_run=dry_run, gate=gate
-        )
-    except HostError as err:  # e.g. the project store cannot be opened, or is busy
-        fail(err, as_json=as_json)
-    for notice in outcome.notices:
-        warn(f"note: {notice}")
-    _print_result(outcome.result, as_json=as_json, dry_run=dry_run)
-    sys.exit(outcome.exit_code)
-
-
-def _print_result(result, *, as_json: bool, dry_run: bool) -> None:  # type: ignore[no-untyped-def]
-    from kapi.cli.summary import summarise
-    from kapi.core.change import wire
-
-    if as_json:
-        click.echo(wire.dumps(wire.encode_result(result), indent=2 if pretty() else None))
-    elif dry_run:
-        for doc in result.docs:
-            if doc.diff:
-                click.echo(doc.diff, nl=False)
-    warn(summarise(result))
+    run_apply(change_set, workspace, dry_run=dry_run, as_json=as_json, gate=gate)
 
 
 @click.command()

@@ -97,7 +97,7 @@ class Workspace:
         if self.project is None:
             return None
         try:
-            from kapi.host.governance import ProjectCommitCheck
+            from kapi.host.commit_check import ProjectCommitCheck
         except ImportError:
             return None
 

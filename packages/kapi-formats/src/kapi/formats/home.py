@@ -14,9 +14,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import random
 import re
-import secrets
 import stat
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -328,6 +326,8 @@ def _flock_until(handle: int, deadline: float) -> bool:
         if left <= 0:
             return False
         # jittered, growing pauses: waiting runs neither spin nor retry in step
+        import random  # only a run that waits for another needs it
+
         time.sleep(min(pause * (0.5 + random.random()), left))
         pause = min(pause * 2, 0.05)
 
@@ -357,7 +357,7 @@ def _create_temporary(path: Path) -> tuple[int, str]:
     """A new file ``.<name>.<8 hex>.kapi-tmp`` beside ``path``, open for writing (mode 0600)."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
     while True:
-        name = f".{path.name[:200]}.{secrets.token_hex(4)}{TEMPORARY_SUFFIX}"
+        name = f".{path.name[:200]}.{os.urandom(4).hex()}{TEMPORARY_SUFFIX}"
         temporary = os.path.join(path.parent, name)
         try:
             return os.open(temporary, flags, 0o600), temporary

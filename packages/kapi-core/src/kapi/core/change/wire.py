@@ -20,7 +20,7 @@ import attrs
 from cattrs import Converter
 from cattrs.gen import make_dict_unstructure_fn, override
 
-from kapi.core.change.ops import Branch, ChangeSet, Op
+from kapi.core.change.ops import Branch, ChangeSet, Op, Ref, SetContent
 from kapi.core.change.read import ReadPage
 from kapi.core.change.result import DocResult, OpResult, OpStatus, Result
 from kapi.core.change.wire_shape import (
@@ -217,8 +217,41 @@ def structure_change_set(data: Mapping[str, Any]) -> ChangeSet:
 
 def structure_op(data: Any) -> Op:
     """Build one operation from parsed JSON strictly; raises :class:`WireFault` with every fault."""
+    plain = _plain_set_content(data)
+    if plain is not None:
+        return plain
     op: Op = _structure_checked(_CHANGE_SET, data, Op)
     return op
+
+
+_PLAIN_SET_CONTENT = frozenset({"op", "at", "if_match", "text", "basis"})
+_PLAIN_REF = frozenset({"doc", "block", "edition"})
+
+
+def _plain_set_content(data: Any) -> SetContent | None:
+    """The usual op, a ``set_content`` of text at a ref with every field a string, built
+    directly: the very op the converter builds from it, without a hook for each field (a
+    change set may carry thousands). None for any other shape, which the converter reads."""
+    if (
+        type(data) is not dict
+        or data.get("op") != "set_content"
+        or not data.keys() <= _PLAIN_SET_CONTENT
+    ):
+        return None
+    at, if_match, text = data.get("at"), data.get("if_match"), data.get("text")
+    if type(at) is not dict or not at.keys() <= _PLAIN_REF:
+        return None
+    doc, block, edition = at.get("doc"), at.get("block"), at.get("edition")
+    basis = data.get("basis")
+    if not (type(if_match) is type(text) is type(doc) is type(block) is str):
+        return None
+    if ("edition" in at and type(edition) is not str) or (
+        "basis" in data and type(basis) is not str
+    ):
+        return None
+    return SetContent(
+        at=Ref(doc=doc, block=block, edition=edition), if_match=if_match, text=text, basis=basis
+    )
 
 
 def _structure_checked(conv: Converter, data: Any, cls: Any) -> Any:
