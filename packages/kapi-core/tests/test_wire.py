@@ -497,3 +497,22 @@ def test_the_usual_set_content_takes_the_direct_way():
     }
     assert wire._plain_set_content(value) == _through_converter(value)
     assert wire._plain_set_content({**value, "runs": []}) is None  # the converter reads it
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.builds(
+        SetContent,
+        at=S.refs,
+        if_match=S.revisions,
+        text=st.none() | S.texts,
+        basis=st.none() | S.digests,
+        runs=st.none() | S.runs,
+    )
+)
+def test_a_set_content_written_directly_is_what_the_converter_writes(op):
+    from kapi.core.change import wire
+
+    hook = wire._CHANGE_SET.get_unstructure_hook(SetContent)
+    direct = wire.encode_op(op)
+    assert list(direct.items()) == list(hook.generated(op).items())  # the same keys, in order

@@ -100,10 +100,34 @@ def _install_unstructure(conv: Converter) -> None:
             ordered = {name: raw[name] for name in order if name in raw}
             return {key: ordered} if key else ordered
 
-        return hook
+        return _plain_set_content_hook(hook) if cls is SetContent else hook
 
     conv.register_unstructure_hook_factory(is_tuple_type, tuple_factory)
     conv.register_unstructure_hook_factory(attrs.has, class_factory)
+
+
+def _plain_set_content_hook(
+    generated: Callable[[SetContent], dict[str, Any]],
+) -> Callable[[SetContent], dict[str, Any]]:
+    """The usual op, a ``set_content`` of text at a ref, written directly in the wire order
+    (``op``, ``at``, ``if_match``, ``basis``, ``text``): what ``generated`` writes, without its
+    work for each field (a change set may carry thousands). Any other set_content goes to it."""
+
+    def hook(op: SetContent) -> dict[str, Any]:
+        if op.text is None or op.runs is not None or op.path is not None or op.origin is not None:
+            return generated(op)
+        at = op.at
+        ref = {"doc": at.doc, "block": at.block}
+        if at.edition is not None:
+            ref["edition"] = at.edition
+        out: dict[str, Any] = {"op": "set_content", "at": ref, "if_match": op.if_match}
+        if op.basis is not None:
+            out["basis"] = op.basis
+        out["text"] = op.text
+        return out
+
+    hook.generated = generated  # type: ignore[attr-defined]  # the tests compare the two
+    return hook
 
 
 # ---------------------------------------------------------------------------
