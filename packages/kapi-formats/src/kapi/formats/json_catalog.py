@@ -270,9 +270,9 @@ class JsonSkeleton:
         return object.__getattribute__(self, name)
 
     def _make(self, plan: _Plan) -> None:
-        text, encoding, bom, path, limits, arb, locale, read = plan
+        text, encoding, bom, path, limits, arb, locale, read, light = plan
         root, stats = scan(text, path, limits)
-        reader = _Reader(_lighten(root), arb, locale, text, exact=root, read=read)
+        reader = _Reader(light, arb, locale, text, exact=root, read=read)
         reader.read()
         self.source = TextSkeleton(
             text=text,
@@ -302,8 +302,9 @@ class JsonSkeleton:
         self.newline = "\r\n" if "\r\n" in text else "\n"
 
 
-# What a skeleton is made from: text, encoding, BOM, path, limits, ARB, the document's locale.
-_Plan: TypeAlias = tuple[str, str, bytes, str, Limits, bool, str, tuple[Block, ...]]
+# What a skeleton is made from: text, encoding, BOM, path, limits, ARB, the document's locale,
+# the blocks it was read as, and the light tree they were read from.
+_Plan: TypeAlias = tuple[str, str, bytes, str, Limits, bool, str, tuple[Block, ...], Any]
 
 
 # --- the light tree ----------------------------------------------------------------------
@@ -1386,7 +1387,7 @@ class JsonFormat:
         reader = _Reader(root, arb, own, text)
         reader.read()
         blocks = tuple(reader.blocks)
-        skeleton = JsonSkeleton((text, encoding, bom, path, self.limits, arb, own, blocks))
+        skeleton = JsonSkeleton((text, encoding, bom, path, self.limits, arb, own, blocks, root))
         return Document(format=self.name, blocks=blocks, locale=own, skeleton=skeleton)
 
     def write(self, document: Document) -> bytes:
