@@ -5,6 +5,8 @@ figure's median and, when it has one, the anchor measured in the same run (the t
 library kapi is compared with). ``--json FILE`` (added by :func:`add_json_option`) makes the
 script write what it recorded to FILE when it ends: a list of ``{name, median_ms, anchor,
 anchor_ms, ratio}``, ``ratio`` being ``median_ms / anchor_ms`` (lower is better for kapi).
+A figure counted rather than timed (:func:`record_count`: instructions) has ``count`` and
+``anchor_count`` instead of the times, and ``ratio`` their quotient.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-__all__ = ["add_json_option", "record", "records", "write", "written_on_exit"]
+__all__ = ["add_json_option", "record", "record_count", "records", "write", "written_on_exit"]
 
 _RECORDS: list[dict[str, Any]] = []
 
@@ -36,6 +38,21 @@ def record(
         entry["anchor_ms"] = round(anchor_seconds * 1000, 3)
         entry["ratio"] = round(seconds / anchor_seconds, 4)
     _RECORDS.append(entry)
+
+
+def record_count(name: str, count: int, anchor: str, anchor_count: int) -> None:
+    """Keep one counted figure: ``name`` took ``count`` instructions, beside ``anchor``'s."""
+    _RECORDS.append(
+        {
+            "name": name,
+            "median_ms": None,
+            "count": count,
+            "anchor": anchor,
+            "anchor_ms": None,
+            "anchor_count": anchor_count,
+            "ratio": round(count / anchor_count, 4) if anchor_count else None,
+        }
+    )
 
 
 def records() -> list[dict[str, Any]]:

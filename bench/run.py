@@ -23,6 +23,9 @@ A figure that regressed is measured again before the run fails: each script with
 once more (``--confirm N`` times; 0 never) and every figure of it keeps the lower of its
 ratios, so only a figure that regressed in every run is marked. A shared machine's speed
 moves by a third within minutes, faster than a script's kapi runs and anchor runs alternate.
+Where it does, ``--only instructions`` is the gate that does not move: the hot path's
+commands counted in instructions (``bench_instructions.py``, valgrind), each beside
+``python -c pass`` counted the same way.
 
 Exit: 0 no regression; 1 a figure regressed; 2 a script failed (the figures it wrote before
 failing are still printed and compared).
@@ -91,6 +94,7 @@ SUITE: tuple[Bench, ...] = (
         needs="the corpus tier's requests and RxJS, codespell (pip)",
     ),
     Bench("bombs", "bench_bombs.py"),
+    Bench("instructions", "bench_instructions.py", needs="valgrind (counts; none: skipped)"),
 )
 NAMES = tuple(bench.name for bench in SUITE)
 
@@ -186,6 +190,14 @@ def _ms(value: float | None) -> str:
     return f"{value / 1000:.2f} s" if value >= 10_000 else f"{value:.1f} ms"
 
 
+def _figure(record: dict[str, Any], anchor: bool = False) -> str:
+    """A record's median (or its anchor's): a time, or an instruction count in millions."""
+    counted = record.get("anchor_count" if anchor else "count")
+    if counted is not None:
+        return f"{counted / 1e6:.1f} Mi"
+    return _ms(record.get("anchor_ms" if anchor else "median_ms"))
+
+
 def table(rows: Sequence[Row]) -> str:
     """The table of every figure: median, anchor, ratio, the baseline's ratio and the change."""
     width = max([len(row.label) for row in rows] + [20])
@@ -203,8 +215,8 @@ def table(rows: Sequence[Row]) -> str:
         else:
             change = f"{row.change:+.0%}" + ("  REGRESSED" if row.regressed else "")
         lines.append(
-            f"{row.label:<{width}}  {_ms(record['median_ms']):>10}  "
-            f"{anchor[:34]:<34} {_ms(record.get('anchor_ms')):>10}  {ratio:>8}  {base:>8}  {change}".rstrip()
+            f"{row.label:<{width}}  {_figure(record):>10}  "
+            f"{anchor[:34]:<34} {_figure(record, anchor=True):>10}  {ratio:>8}  {base:>8}  {change}".rstrip()
         )
     return "\n".join(lines)
 
@@ -221,11 +233,14 @@ def updated_baseline(
     }
     for bench, records in gathered.items():
         for record in records:
-            figures[key(bench, record)] = {
+            kept = {
                 "median_ms": record["median_ms"],
                 "anchor_ms": record.get("anchor_ms"),
                 "ratio": record.get("ratio"),
             }
+            if record.get("count") is not None:
+                kept.update(count=record["count"], anchor_count=record.get("anchor_count"))
+            figures[key(bench, record)] = kept
     modes[mode] = dict(sorted(figures.items()))
     return {
         "about": (

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -164,3 +165,80 @@ def test_no_regression_runs_nothing_again(runner):
     assert (
         runner.confirm(gathered, {"core: hash / sha256 alone": {"ratio": 5.0}}, 0.2, again, 3) == []
     )
+
+
+def _counted(name, count, anchor_count):
+    return {
+        "name": name,
+        "median_ms": None,
+        "count": count,
+        "anchor": "python -c pass",
+        "anchor_ms": None,
+        "anchor_count": anchor_count,
+        "ratio": round(count / anchor_count, 4),
+    }
+
+
+def test_counted_figures_are_shown_in_instructions_and_gated_on_their_ratio(
+    runner, tmp_path, capsys
+):
+    baseline = _baseline(
+        tmp_path / "baseline.json",
+        {
+            "instructions: kapi check (302 words) / python -c pass": {"ratio": 10.0},
+            "instructions: kapi --help / python -c pass": {"ratio": 1.2},
+        },
+    )
+    recorded = tmp_path / "instructions.json"
+    recorded.write_text(
+        json.dumps(
+            [
+                _counted("kapi check (302 words)", 500_000_000, 40_000_000),  # 12.5: +25%
+                _counted("kapi --help", 48_000_000, 40_000_000),  # 1.2: as before
+            ]
+        )
+    )
+    argv = ["--quick", "--baseline", str(baseline), "--records", str(recorded)]
+    assert runner.main(argv) == 1
+    out = capsys.readouterr().out
+    (regressed,) = [line for line in out.splitlines() if "REGRESSED" in line]
+    assert "kapi check (302 words)" in regressed and "500.0 Mi" in regressed
+    assert "40.0 Mi" in regressed and "+25%" in regressed
+    assert runner.main([*argv, "--update-baseline"]) == 0
+    written = json.loads(baseline.read_text())["modes"]["quick"]
+    kept = written["instructions: kapi check (302 words) / python -c pass"]
+    assert kept["count"] == 500_000_000 and kept["ratio"] == 12.5
+
+
+def _instructions_script():
+    spec = importlib.util.spec_from_file_location(
+        "bench_instructions", ROOT / "bench" / "bench_instructions.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_callgrinds_report_is_read_for_every_process_it_saw():
+    script = _instructions_script()
+    report = (
+        "==101== Callgrind, a call-graph generating cache profiler\n"
+        "==101== Events    : Ir\n==101== Collected : 1500\n==101== \n"
+        "==102== Collected : 250\n"
+    )
+    assert script.collected(report) == 1750
+    with pytest.raises(RuntimeError, match="no count"):
+        script.collected("valgrind: failed to start tool 'callgrind'\n")
+
+
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="counting needs valgrind")
+def test_the_instruction_counts_come_from_a_real_run(runner, tmp_path):
+    bench = runner.Bench("instructions", "bench_instructions.py", ("--only", "help"))
+    records, code, _ = runner.run_script(bench, True, tmp_path, verbose=False)
+    assert code == 0, (tmp_path / "instructions.log").read_text()
+    (helped,) = records
+    assert helped["name"] == "kapi --help" and helped["anchor"] == "python -c pass"
+    # the interpreter's own start is tens of millions of instructions; --help adds a little
+    assert 10_000_000 < helped["anchor_count"] < helped["count"] < 10 * helped["anchor_count"]
+    assert helped["ratio"] == pytest.approx(helped["count"] / helped["anchor_count"], rel=1e-3)
