@@ -2,14 +2,13 @@
 
 The verb in :mod:`kapi.cli.work` reads every flag through click and calls :func:`run_apply`.
 An agent's usual call (``kapi apply SET`` with perhaps ``--json`` or ``--dry-run``) is read by
-:func:`plain_apply` instead and runs the same :func:`run_apply` without click
-(:mod:`kapi.cli.plain`). Any other argument goes through click.
+:mod:`kapi.cli.plain` instead and runs the same :func:`run_apply` without click
+(:func:`run_plain`). Any other argument goes through click.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from typing import TYPE_CHECKING, NoReturn
 
 from kapi.cli.output import echo, fail, pretty, say_recipe_warnings, warn
@@ -19,30 +18,11 @@ if TYPE_CHECKING:
     from kapi.core.change.result import Result
     from kapi.host.workspace import Workspace
 
-__all__ = ["PLAIN_FLAGS", "plain_apply", "print_result", "run_apply"]
-
-# The flags :func:`plain_apply` reads itself, and the parameter each sets
-PLAIN_FLAGS = {"--json": "as_json", "--dry-run": "dry_run"}
+__all__ = ["print_result", "read_set", "run_apply", "run_plain"]
 
 
-def plain_apply(args: list[str]) -> Callable[[], None] | None:
-    """``kapi apply ARGS`` as a call that needs no click, when ARGS are at most one change
-    set's path and the flags of :data:`PLAIN_FLAGS`; None when click must read them."""
-    paths: list[str] = []
-    flags = dict.fromkeys(PLAIN_FLAGS.values(), False)
-    for arg in args:
-        flag = PLAIN_FLAGS.get(arg)
-        if flag is not None:
-            flags[flag] = True
-        elif not arg or arg.startswith("-") or paths:
-            return None
-        else:
-            paths.append(arg)
-    change_set = paths[0] if paths else None
-    return lambda: _run_plain(change_set, as_json=flags["as_json"], dry_run=flags["dry_run"])
-
-
-def _run_plain(change_set: str | None, *, as_json: bool, dry_run: bool) -> None:
+def run_plain(change_set: str | None, *, as_json: bool, dry_run: bool) -> None:
+    """``kapi apply [SET]`` with only ``--json`` and ``--dry-run``, in the project found here."""
     from kapi.host.workspace import open_workspace
 
     try:
@@ -70,17 +50,9 @@ def run_apply(
     """Read the change set (a path, ``-`` or stdin), apply it in ``workspace`` (all of it or
     nothing; only a preview with ``dry_run``), print the result and exit with its code."""
     from kapi.host.actor import actor_from_env
-    from kapi.host.apply import apply_change_set, read_change_set
+    from kapi.host.apply import apply_change_set
 
-    try:
-        data = read_change_set(
-            change_set,
-            stdin=sys.stdin.buffer,
-            stdin_is_terminal=sys.stdin.isatty(),
-            workspace=workspace,
-        )
-    except HostError as err:
-        fail(err)
+    data = read_set(change_set, workspace)
     try:
         actor = actor_from_env()
     except HostError as err:
@@ -95,6 +67,22 @@ def run_apply(
         warn(f"note: {notice}")
     print_result(outcome.result, as_json=as_json, dry_run=dry_run)
     sys.exit(outcome.exit_code)
+
+
+def read_set(change_set: str | None, workspace: Workspace) -> bytes:
+    """The change set's bytes: the file ``change_set`` names inside the project, or stdin
+    (``-``, or none given); a path that cannot be read ends the verb with its error."""
+    from kapi.host.apply import read_change_set
+
+    try:
+        return read_change_set(
+            change_set,
+            stdin=sys.stdin.buffer,
+            stdin_is_terminal=sys.stdin.isatty(),
+            workspace=workspace,
+        )
+    except HostError as err:
+        fail(err)
 
 
 def print_result(result: Result, *, as_json: bool, dry_run: bool) -> None:

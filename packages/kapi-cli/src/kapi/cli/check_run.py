@@ -2,15 +2,14 @@
 
 The verb in :mod:`kapi.cli.check` reads every flag through click and calls :func:`report`.
 The call a hook or a pre-commit makes after each edit (file names, perhaps ``--json`` or
-``--no-fail``, nothing else) is read by :func:`plain_check` instead and runs the same
-:func:`report` without click (:mod:`kapi.cli.plain`). Any other argument (another flag,
+``--no-fail``, nothing else) is read by :mod:`kapi.cli.plain` instead and runs the same
+:func:`report` without click (:func:`run_plain`). Any other argument (another flag,
 ``-``, ``--``, ``--help``) goes through click.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from typing import TYPE_CHECKING, NoReturn
 
 from kapi.cli.output import echo, emit_json, fail, say, say_recipe_warnings, warn
@@ -20,29 +19,11 @@ if TYPE_CHECKING:
     from kapi.host.check import CheckRequest
     from kapi.host.workspace import Workspace
 
-__all__ = ["PLAIN_FLAGS", "plain_check", "report"]
-
-# The flags :func:`plain_check` reads itself, and the parameter each sets
-PLAIN_FLAGS = {"--json": "as_json", "--no-fail": "no_fail"}
+__all__ = ["report", "run_plain"]
 
 
-def plain_check(args: list[str]) -> Callable[[], None] | None:
-    """``kapi check ARGS`` as a call that needs no click, when ARGS are only file names and
-    the flags of :data:`PLAIN_FLAGS`; None when click must read them."""
-    files: list[str] = []
-    flags = dict.fromkeys(PLAIN_FLAGS.values(), False)
-    for arg in args:
-        flag = PLAIN_FLAGS.get(arg)
-        if flag is not None:
-            flags[flag] = True
-        elif not arg or arg.startswith("-"):
-            return None
-        else:
-            files.append(arg)
-    return lambda: _run_plain(tuple(files), as_json=flags["as_json"], no_fail=flags["no_fail"])
-
-
-def _run_plain(files: tuple[str, ...], *, as_json: bool, no_fail: bool) -> None:
+def run_plain(files: tuple[str, ...], *, as_json: bool, no_fail: bool) -> None:
+    """``kapi check FILES`` with only ``--json`` and ``--no-fail``, in the project found here."""
     from kapi.host.check import CheckRequest
     from kapi.host.workspace import open_workspace
 

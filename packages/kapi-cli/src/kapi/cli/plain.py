@@ -13,25 +13,53 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 
-__all__ = ["HOOKS", "plain_verb", "run_hook"]
+__all__ = ["APPLY_FLAGS", "CHECK_FLAGS", "HOOKS", "plain_arguments", "plain_verb", "run_hook"]
 
 HOOKS = ("post-edit", "stop", "pre-edit")
+# The flags each verb's plain call may carry, and the parameter each sets
+CHECK_FLAGS = {"--json": "as_json", "--no-fail": "no_fail"}
+APPLY_FLAGS = {"--json": "as_json", "--dry-run": "dry_run"}
 
 
 def plain_verb(args: list[str]) -> Callable[[], None] | None:
     """``kapi ARGS`` as a call that needs no click, or None when click must read ARGS."""
-    if args[:1] == ["check"]:
-        from kapi.cli.check_run import plain_check
+    verb = args[0] if args else ""
+    if verb == "check":
+        read = plain_arguments(args[1:], CHECK_FLAGS)
+        if read is not None:
+            from kapi.cli.check_run import run_plain as check
 
-        return plain_check(args[1:])
-    if args[:1] == ["apply"]:
-        from kapi.cli.apply_run import plain_apply
+            files, flags = read
+            return lambda: check(tuple(files), **flags)
+    elif verb == "apply":
+        read = plain_arguments(args[1:], APPLY_FLAGS, most=1)
+        if read is not None:
+            from kapi.cli.apply_run import run_plain as apply
 
-        return plain_apply(args[1:])
-    if len(args) == 2 and args[0] == "hook" and args[1] in HOOKS:
+            paths, flags = read
+            return lambda: apply(paths[0] if paths else None, **flags)
+    elif len(args) == 2 and verb == "hook" and args[1] in HOOKS:
         name = args[1]
         return lambda: run_hook(name)
     return None
+
+
+def plain_arguments(
+    args: list[str], flags: dict[str, str], most: int | None = None
+) -> tuple[list[str], dict[str, bool]] | None:
+    """ARGS read as positional arguments (at most ``most``) and the ``flags`` given; None when
+    an argument is anything else (another flag, ``-``, ``--``, an empty one): click reads it."""
+    positional: list[str] = []
+    given = dict.fromkeys(flags.values(), False)
+    for arg in args:
+        flag = flags.get(arg)
+        if flag is not None:
+            given[flag] = True
+        elif not arg or arg.startswith("-") or (most is not None and len(positional) >= most):
+            return None
+        else:
+            positional.append(arg)
+    return positional, given
 
 
 def run_hook(name: str) -> None:

@@ -92,7 +92,7 @@ def apply(
     Exit codes: 0 applied or previewed; 2 undecodable or invalid;
     3 refused (stale, not_found, guard, …) or partial; 5 unreachable.
     """
-    from kapi.cli.apply_run import print_result, run_apply
+    from kapi.cli.apply_run import print_result, read_set, run_apply
 
     if schema is not None:
         from kapi.host.apply import change_set_schema
@@ -106,19 +106,10 @@ def apply(
     if print_ops:
         from kapi.core.change import wire
         from kapi.core.change.errors import ChangeError
-        from kapi.host.apply import decode_input, error_result, read_change_set
+        from kapi.host.apply import decode_input, error_result
 
         try:
-            data = read_change_set(
-                change_set,
-                stdin=sys.stdin.buffer,
-                stdin_is_terminal=sys.stdin.isatty(),
-                workspace=workspace,
-            )
-        except HostError as err:
-            fail(err)
-        try:
-            decoded = decode_input(data)
+            decoded = decode_input(read_set(change_set, workspace))
         except ChangeError as err:
             print_result(error_result(err), as_json=True, dry_run=False)
             sys.exit(err.exit_code)
