@@ -342,11 +342,11 @@ def section_po(folder: Path, runs: int) -> None:
     row(cold)
 
 
-def section_apply(root: Path, runs: int) -> Figure:
-    print("\n4. `kapi apply` of 1,000 ops on a 10,000-key catalogue, in the 50-term project")
+def add_catalogue(root: Path, keys: int) -> tuple[Path, bytes]:
+    """``locales/en.json`` of ``keys`` values, declared in the project: its path and bytes."""
     locales = root / "locales"
     locales.mkdir(exist_ok=True)
-    catalogue = formats.flat_keys_catalogue(10_000)
+    catalogue = formats.flat_keys_catalogue(keys)
     target = locales / "en.json"
     target.write_bytes(catalogue)
     recipe = (root / "kapi.yaml").read_text()
@@ -358,6 +358,12 @@ def section_apply(root: Path, runs: int) -> Figure:
             1,
         )
         (root / "kapi.yaml").write_text(recipe)
+    return target, catalogue
+
+
+def section_apply(root: Path, runs: int) -> Figure:
+    print("\n4. `kapi apply` of 1,000 ops on a 10,000-key catalogue, in the 50-term project")
+    target, catalogue = add_catalogue(root, 10_000)
     done = subprocess.run(
         [KAPI, "inspect", "locales/en.json"], cwd=root, env=_env(), capture_output=True, text=True
     )

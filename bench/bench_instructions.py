@@ -36,7 +36,6 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-import bench_formats as formats  # noqa: E402  (the catalogues)
 import bench_hot_path as hot  # noqa: E402  (the 50-term project and its pages)
 import figures as bench_figures  # noqa: E402  (the records bench/run.py gathers)
 
@@ -93,19 +92,7 @@ def row(label: str, instructions: int, floor: int | None) -> None:
 def build(root: Path) -> dict[str, tuple[list[str], bytes, Callable[[], None]]]:
     """The project and each figure's command, stdin and set-up."""
     page, big = hot.build_project(root)
-    locales = root / "locales"
-    locales.mkdir(exist_ok=True)
-    catalogue = formats.flat_keys_catalogue(1000)
-    target = locales / "en.json"
-    target.write_bytes(catalogue)
-    recipe = (root / "kapi.yaml").read_text()
-    recipe = recipe.replace(
-        "collections:\n",
-        "collections:\n  - name: ui\n    channel: docs/guides\n    content:\n"
-        "      - path: locales/en.json\n",
-        1,
-    )
-    (root / "kapi.yaml").write_text(recipe)
+    target, catalogue = hot.add_catalogue(root, 1000)
     env = _env(Path(tempfile.mkdtemp(prefix="kapi-bench-pyc-")))
     inspected = subprocess.run(
         [KAPI, "inspect", "locales/en.json"], cwd=root, env=env, capture_output=True, check=True
