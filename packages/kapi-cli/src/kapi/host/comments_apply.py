@@ -487,8 +487,8 @@ def _comment_gate(
 ) -> tuple[Finding, ...]:
     """The new comments must pass the comment check: no failing finding the edit introduced."""
     from kapi.core.change.policy import ChangePolicy
+    from kapi.core.check.analysis import analyze_blocks, default_analyzers, introduced_failures
     from kapi.core.check.comments import CommentsAnalyzer
-    from kapi.core.check.engine import analyze_blocks, default_analyzers, introduced_failures
     from kapi.core.governance.errors import GovernanceError
     from kapi.formats.comments.blocks import comment_block
     from kapi.host.governance import Governance

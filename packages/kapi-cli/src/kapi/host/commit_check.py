@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from kapi.core.change.ports import EditionCheck
 from kapi.core.change.result import Finding as ResultFinding
 from kapi.core.change.result import ResultRef
-from kapi.core.check.engine import BlockAnalysis, introduced_failures
+from kapi.core.check.analysis import BlockAnalysis, introduced_failures
 from kapi.core.check.findings import Finding
 from kapi.core.check.options import CheckOptions
 from kapi.core.governance.errors import GovernanceError
