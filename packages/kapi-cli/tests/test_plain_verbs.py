@@ -301,3 +301,29 @@ def test_a_usage_error_still_comes_from_click(project):
     )
     assert done.returncode == 2
     assert "No such option '--no-such-flag'" in done.stderr
+
+
+def test_a_terminated_plain_call_ends_as_the_click_verb_does(project):
+    """SIGTERM while the hook waits for its payload: "Aborted.", exit 130, both ways."""
+    import signal
+    import time
+
+    ended = []
+    for command in (
+        [KAPI, "hook", "post-edit"],
+        [sys.executable, "-c", THROUGH_CLICK, "hook", "post-edit"],
+    ):
+        process = subprocess.Popen(
+            command,
+            cwd=project,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=_env(),
+        )
+        time.sleep(3)  # past the start, into the read of stdin
+        process.send_signal(signal.SIGTERM)
+        out, err = process.communicate(timeout=60)
+        ended.append((process.returncode, out, DUMPED.sub("", err)))
+    assert ended[0] == ended[1] == (130, "", "\nAborted.\n")

@@ -32,9 +32,6 @@ def run_plain(change_set: str | None, *, as_json: bool, dry_run: bool) -> None:
     try:
         say_recipe_warnings(workspace)
         run_apply(change_set, workspace, dry_run=dry_run, as_json=as_json, gate=None)
-    except KeyboardInterrupt:
-        warn("Interrupted.")
-        sys.exit(130)
     finally:
         workspace.close()  # as click closes it: when the verb ends, its result printed
 

@@ -32,20 +32,11 @@ def run_plain(files: tuple[str, ...], *, as_json: bool, no_fail: bool) -> None:
         workspace = open_workspace()
     except KapiError as err:
         fail(err)
-    except KeyboardInterrupt:
-        _interrupted()
     try:
         say_recipe_warnings(workspace)
         report(request, workspace, as_json=as_json)
-    except KeyboardInterrupt:
-        _interrupted()
     finally:
         workspace.close()  # as click closes it: when the verb ends, its report printed
-
-
-def _interrupted() -> NoReturn:
-    say("Interrupted.", err=True)
-    sys.exit(130)
 
 
 def report(

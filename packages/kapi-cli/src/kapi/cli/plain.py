@@ -23,6 +23,31 @@ APPLY_FLAGS = {"--json": "as_json", "--dry-run": "dry_run"}
 
 def plain_verb(args: list[str]) -> Callable[[], None] | None:
     """``kapi ARGS`` as a call that needs no click, or None when click must read ARGS."""
+    call = _plain_call(args)
+    return None if call is None else _guarded(call)
+
+
+def _guarded(call: Callable[[], None]) -> Callable[[], None]:
+    """``call`` ending as the click group ends a verb: an interrupt (SIGINT, or SIGTERM, which
+    :func:`kapi.cli.launch.run` turns into one) says "Aborted." as click does and exits 130,
+    and an error kapi knows is reported with its exit code, never as a traceback."""
+
+    def guarded() -> None:
+        from kapi.cli.output import fail, say
+        from kapi.host.errors import KapiError
+
+        try:
+            call()
+        except KeyboardInterrupt:
+            say("\nAborted.", err=True)
+            sys.exit(130)
+        except KapiError as err:
+            fail(err)
+
+    return guarded
+
+
+def _plain_call(args: list[str]) -> Callable[[], None] | None:
     verb = args[0] if args else ""
     if verb == "check":
         read = plain_arguments(args[1:], CHECK_FLAGS)
