@@ -327,3 +327,39 @@ def test_a_terminated_plain_call_ends_as_the_click_verb_does(project):
         out, err = process.communicate(timeout=60)
         ended.append((process.returncode, out, DUMPED.sub("", err)))
     assert ended[0] == ended[1] == (130, "", "\nAborted.\n")
+
+
+@pytest.mark.parametrize("args", [["check", "docs/guide.md", "--json"], ["apply", "set.json"]])
+def test_a_reader_gone_before_the_output_ends_the_call_quietly_both_ways(catalogue, args):
+    """``kapi … | head``: the reader has gone; no traceback, exit 1, as click ends it."""
+    ended = []
+    for command in ([KAPI, *args], [sys.executable, "-c", THROUGH_CLICK, *args]):
+        (catalogue / "en.json").write_text(CATALOGUE, encoding="utf-8")
+        reader, writer = os.pipe()
+        os.close(reader)  # gone before kapi writes a byte
+        try:
+            done = subprocess.run(
+                command,
+                cwd=catalogue,
+                stdin=subprocess.DEVNULL,
+                stdout=writer,
+                stderr=subprocess.PIPE,
+                text=True,
+                env=_env(),
+                timeout=120,
+            )
+        finally:
+            os.close(writer)
+        ended.append((done.returncode, RECORD.sub("chg_", DUMPED.sub("", done.stderr))))
+    assert ended[0] == ended[1]
+    assert "Traceback" not in ended[0][1]
+    if args[0] == "check":
+        assert ended[0][0] == 1  # stderr holds only the recipe's typo warning
+
+
+def test_a_shells_completion_is_answered_by_click(project):
+    env = {**_env(), "_KAPI_COMPLETE": "bash_source"}
+    done = subprocess.run(
+        [KAPI, "check", "docs/guide.md"], cwd=project, capture_output=True, text=True, env=env
+    )
+    assert done.returncode == 0 and "_kapi_completion()" in done.stdout

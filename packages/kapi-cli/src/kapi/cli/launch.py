@@ -125,7 +125,7 @@ def end(code: object) -> "NoReturn":
     if os.environ.get("KAPI_DUMP_MODULES") == "1":  # for the tests of what each verb imports
         print("kapi-modules: " + " ".join(sorted(sys.modules)), file=sys.stderr)
     for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):  # a closed pipe: the reader has gone
+        with contextlib.suppress(OSError, ValueError, AttributeError):  # a closed pipe, or none
             stream.flush()
     from kapi.host.codegen import save
 

@@ -10,6 +10,8 @@ once they have read their flags (:mod:`kapi.cli.check_run`, :mod:`kapi.cli.apply
 
 from __future__ import annotations
 
+import errno
+import os
 import sys
 from collections.abc import Callable
 
@@ -22,15 +24,19 @@ APPLY_FLAGS = {"--json": "as_json", "--dry-run": "dry_run"}
 
 
 def plain_verb(args: list[str]) -> Callable[[], None] | None:
-    """``kapi ARGS`` as a call that needs no click, or None when click must read ARGS."""
+    """``kapi ARGS`` as a call that needs no click, or None when click must read ARGS (or
+    when a shell's completion asks click for its words, ``_KAPI_COMPLETE``)."""
+    if os.environ.get("_KAPI_COMPLETE"):
+        return None
     call = _plain_call(args)
     return None if call is None else _guarded(call)
 
 
 def _guarded(call: Callable[[], None]) -> Callable[[], None]:
     """``call`` ending as the click group ends a verb: an interrupt (SIGINT, or SIGTERM, which
-    :func:`kapi.cli.launch.run` turns into one) says "Aborted." as click does and exits 130,
-    and an error kapi knows is reported with its exit code, never as a traceback."""
+    :func:`kapi.cli.launch.run` turns into one) says "Aborted." as click does and exits 130;
+    a reader that went away (``kapi check … | head``) ends it quietly with exit 1, as click
+    does; an error kapi knows is reported with its exit code, never as a traceback."""
 
     def guarded() -> None:
         from kapi.cli.output import fail, say
@@ -43,6 +49,10 @@ def _guarded(call: Callable[[], None]) -> Callable[[], None]:
             sys.exit(130)
         except KapiError as err:
             fail(err)
+        except OSError as err:
+            if err.errno != errno.EPIPE:
+                raise
+            sys.exit(1)  # the output left unwritten is dropped at the end, never flushed again
 
     return guarded
 
