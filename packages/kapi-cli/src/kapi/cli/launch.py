@@ -7,8 +7,8 @@ in :mod:`kapi.cli.help_texts` for the terminal widths most people and every pipe
 commands kapi's own distributions add. A test renders each kept text again and fails when
 one has drifted from what click prints.
 
-``kapi check FILE…`` and the hooks, which run after each edit an agent makes, are run
-without click too (:mod:`kapi.cli.plain`). Any other width or set of plug-ins, any other
+``kapi check FILE…``, ``kapi apply SET`` and the hooks, which run after each edit an agent
+makes, are run without click too (:mod:`kapi.cli.plain`). Any other width or set of plug-ins, any other
 argument, and every other command, goes through click (:func:`kapi.cli.main.run_click`).
 """
 
