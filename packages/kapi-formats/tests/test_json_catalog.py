@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from kapi.core.format import FormatError, Limits, WriteRefused
 from kapi.core.model import Block, Document, Edition, PcOpen, Ph, Plural, Runs, Select, Text
+from kapi.formats import json_catalog
 from kapi.formats.json_catalog import ArbFormat, JsonFormat
 from kapi.formats.registry import load_codec
 
@@ -966,3 +967,91 @@ def test_what_the_standard_library_would_take_is_judged_by_the_exact_scanner(dat
         assert str(raised.value) == str(exact)
     else:
         assert JSON.read(data).blocks == ()
+
+
+# --- the skeleton of a file read one block a string value ------------------------------------
+
+
+def _recorded(codec: JsonFormat, document: Document, data: bytes) -> json_catalog._Reader:
+    """The full walk of the exact tree that records every value and place (any file's way)."""
+    from kapi.formats.jsonscan import scan
+
+    text = data.decode("utf-8-sig")
+    root, _ = scan(text, "", codec.limits)
+    skeleton = document.skeleton
+    recorder = json_catalog._Reader(
+        json_catalog._lighten(root),
+        skeleton.arb,
+        document.locale,
+        text,
+        exact=root,
+        read=document.blocks,
+    )
+    recorder.read()
+    return recorder
+
+
+def _as_found(skeleton: json_catalog.JsonSkeleton) -> tuple[object, ...]:
+    values = [
+        (v.block_id, v.node.start, v.node.end, v.runs, v.form, v.layouts) for v in skeleton.values
+    ]
+    places = {
+        key: [(place.container.start, place.index) for place in found]
+        for key, found in skeleton.places.items()
+    }
+    return values, places, dict(skeleton.names), set(skeleton.folded)
+
+
+def _same_as_recorded(codec: JsonFormat, data: bytes) -> bool:
+    """Asserts the skeleton holds what the full walk records; True when the file took the
+    one-value-a-block way (its places found only when asked for)."""
+    document = codec.read(data)
+    skeleton = document.skeleton
+    recorder = _recorded(codec, document, data)
+    found = _as_found(skeleton)
+    want = (
+        [
+            (v.block_id, v.node.start, v.node.end, v.runs, v.form, v.layouts)
+            for v in recorder.values
+        ],
+        {
+            key: [(place.container.start, place.index) for place in places]
+            for key, places in recorder.places.items()
+        },
+        dict(recorder.names),
+        set(recorder.folded),
+    )
+    assert found == want
+    # an unchanged block's runs are the very runs it was read with
+    read = {block.id: block.source for block in document.blocks}
+    assert all(value.runs is read[value.block_id] for value in skeleton.values if not value.form)
+    return isinstance(skeleton.places, json_catalog._LazyPlaces)
+
+
+@pytest.mark.parametrize("name", LIGHT_CASES + sorted(ODD))
+def test_a_skeleton_holds_what_the_full_walk_records(name: str) -> None:
+    data = ODD.get(name) or fixture(name)
+    codec = ARB if name.endswith(".arb") else JSON
+    short = _same_as_recorded(codec, data)
+    if name in ("root.json", "array.json", "empty.json", "icu.json"):
+        assert short
+    if name in ("i18next.json", "arb.json") or name.endswith(".arb"):
+        assert not short  # repeated keys, folded plurals and ARB take the full walk
+
+
+@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
+@given(_catalogues, _layouts)
+def test_any_catalogues_skeleton_holds_what_the_full_walk_records(
+    catalogue: dict[str, object], indent: int | str | None
+) -> None:
+    _same_as_recorded(JSON, json.dumps(catalogue, indent=indent).encode("utf-8"))
+
+
+def test_a_plain_catalogue_takes_the_short_way_and_still_deletes_and_inserts() -> None:
+    data = b'{\n  "a": "A",\n  "b": {\n    "c": "C {n}",\n    "d": ["x", "y"]\n  }\n}\n'
+    assert _same_as_recorded(JSON, data)
+    document = JSON.read(data)
+    kept = tuple(block for block in document.blocks if block.name != "b.d[0]")
+    new = Block(id="n", name="b.e", source=(Text("E"),))
+    out = JSON.write(document.with_blocks((*kept, new)))
+    assert json.loads(out) == {"a": "A", "b": {"c": "C {n}", "d": ["y"], "e": "E"}}

@@ -67,7 +67,7 @@ from __future__ import annotations
 import json
 import re
 from bisect import bisect_left
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TypeAlias
 
 from kapi.core.edition import EditionKeyError, canonical_locale
@@ -224,6 +224,7 @@ class JsonSkeleton:
     """
 
     __slots__ = (
+        "_located",
         "_plan",
         "arb",
         "flat",
@@ -258,6 +259,7 @@ class JsonSkeleton:
 
     def __init__(self, plan: _Plan) -> None:
         self._plan: _Plan | None = plan
+        self._located: TextSkeleton | None = None
 
     def __getattr__(self, name: str) -> object:
         # Reached only for a field not made yet (a slot never set).
@@ -270,41 +272,144 @@ class JsonSkeleton:
         return object.__getattribute__(self, name)
 
     def _make(self, plan: _Plan) -> None:
-        text, encoding, bom, path, limits, arb, locale, read, light = plan
+        text, encoding, bom, path, limits, arb, locale, read, light, shape = plan
+        icu_file, flat, simple = shape
         root, stats = scan(text, path, limits)
-        reader = _Reader(light, arb, locale, text, exact=root, read=read)
-        reader.read()
-        self.source = TextSkeleton(
-            text=text,
-            encoding=encoding,
-            bom=bom,
-            spans=tuple(
-                Span(
-                    value.block_id,
-                    value.node.start + 1,
-                    value.node.end - 1,
-                    value.runs,
-                    kind=f"form:{value.form}" if value.form else "value",
-                )
-                for value in reader.values
-            ),
-        )
+        values = _values_in_order(root, read, icu_file) if simple else None
+        if values is not None:
+            # one value a block, in the order of the blocks: their places are found when asked
+            self.values = values
+            self.names = {block.id: block.name for block in read}
+            self.folded = frozenset()
+        else:
+            reader = _Reader(light, arb, locale, text, exact=root, read=read)
+            reader.read()
+            self.values = tuple(reader.values)
+            self.places = {key: tuple(value) for key, value in reader.places.items()}
+            self.names = dict(reader.names)
+            self.folded = frozenset(reader.folded)
+        self.source = TextSkeleton(text=text, encoding=encoding, bom=bom)
         self.root = root
-        self.values = tuple(reader.values)
-        self.places = {key: tuple(value) for key, value in reader.places.items()}
-        self.names = dict(reader.names)
-        self.folded = frozenset(reader.folded)
         self.style = _style(stats)
-        self.flat = reader.flat
+        self.flat = flat
         self.arb = arb
-        self.icu = reader.icu
+        self.icu = icu_file
         self.pretty, self.indent_unit, self.key_separator = _layout(text, root)
         self.newline = "\r\n" if "\r\n" in text else "\n"
+        if values is not None:
+            self.places = _LazyPlaces(root, self.values)
+
+    def located(self) -> TextSkeleton:
+        """The text with the span of each value, for placing runs and lines in it."""
+        if self._located is None:
+            source = self.source
+            self._located = TextSkeleton(
+                text=source.text,
+                encoding=source.encoding,
+                bom=source.bom,
+                spans=tuple(
+                    Span(
+                        value.block_id,
+                        value.node.start + 1,
+                        value.node.end - 1,
+                        value.runs,
+                        kind=f"form:{value.form}" if value.form else "value",
+                    )
+                    for value in self.values
+                ),
+            )
+        return self._located
+
+
+def _values_in_order(
+    root: JsonNode, read: tuple[Block, ...], icu_file: bool
+) -> tuple[_Value, ...] | None:
+    """The values of a file read one block a string value, in order (no ARB, no repeated key,
+    no folded plural), each beside its block; ``None`` when they do not pair up."""
+    strings: list[JsonString] = []
+    add = strings.append
+    stack: list[JsonNode] = [root]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is JsonString:
+            add(node)  # type: ignore[arg-type]
+        elif kind is JsonObject:
+            stack.extend(reversed([member.value for member in node.members]))  # type: ignore[union-attr]
+        elif kind is JsonArray:
+            stack.extend(reversed(node.items))  # type: ignore[union-attr]
+    if len(strings) != len(read):
+        return None
+    values: list[_Value] = []
+    add_value = values.append
+    for block, node in zip(read, strings):
+        runs = block.source
+        value = node.value
+        if (
+            len(runs) == 1
+            and type(runs[0]) is Text
+            and runs[0].text == value
+            and "{" not in value
+            and "$t(" not in value
+            and not (icu_file and "'" in value)
+        ):
+            add_value(_Value(block.id, node, runs))
+            continue
+        parsed, layouts = _parse_value(value, icu_file)
+        if parsed != runs:
+            return None
+        add_value(_Value(block.id, node, runs, "", layouts))
+    return tuple(values)
+
+
+class _LazyPlaces(Mapping[str, tuple["_Place", ...]]):
+    """Where each value of a one-value-a-block file sits, found the first time one is asked
+    for (a write that adds or deletes a block; an edit of values never asks)."""
+
+    def __init__(self, root: JsonNode, values: tuple[_Value, ...]) -> None:
+        self._root = root
+        self._values = values
+        self._places: dict[str, tuple[_Place, ...]] | None = None
+
+    def _made(self) -> dict[str, tuple[_Place, ...]]:
+        if self._places is None:
+            places: dict[int, _Place] = {}
+            stack: list[JsonNode] = [self._root]
+            while stack:
+                node = stack.pop()
+                if isinstance(node, JsonObject):
+                    children = [member.value for member in node.members]
+                elif isinstance(node, JsonArray):
+                    children = node.items
+                else:
+                    continue
+                for index, child in enumerate(children):
+                    if isinstance(child, JsonString):
+                        places[id(child)] = _Place(node, index)
+                    else:
+                        stack.append(child)
+            self._places = {}
+            for value in self._values:
+                place = places.get(id(value.node))
+                self._places[value.block_id] = (place,) if place is not None else ()  # the root
+        return self._places
+
+    def __getitem__(self, key: str) -> tuple[_Place, ...]:
+        return self._made()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._made())
+
+    def __len__(self) -> int:
+        return len(self._made())
 
 
 # What a skeleton is made from: text, encoding, BOM, path, limits, ARB, the document's locale,
-# the blocks it was read as, and the light tree they were read from.
-_Plan: TypeAlias = tuple[str, str, bytes, str, Limits, bool, str, tuple[Block, ...], Any]
+# the blocks it was read as, the light tree they were read from, and what the read found of
+# its shape: whether the file is ICU, flat, and read one block a string value in order.
+_Plan: TypeAlias = tuple[
+    str, str, bytes, str, Limits, bool, str, tuple[Block, ...], Any, tuple[bool, bool, bool]
+]
 
 
 # --- the light tree ----------------------------------------------------------------------
@@ -481,6 +586,8 @@ class _Reader:
         self.icu = _is_icu_file(root, arb, text)
         self.locale = locale
         self.flat = _is_flat(root, arb)
+        # one block a string value, in document order: no ARB, repeated key or folded plural
+        self.simple = not arb
         self.blocks: list[Block] = []
         self.values: list[_Value] = []
         self.places: dict[str, list[_Place] | tuple[_Place, ...]] = {}
@@ -559,6 +666,8 @@ class _Reader:
             base: forms for base, forms in groups.items() if "other" in forms and base not in keys
         }
         owner = {index: base for base, forms in folded.items() for index in forms.values()}
+        if last is not None or owner:
+            self.simple = False
         emitted: set[str] = set()
         arb_root = arb and not depth
         # Without places to record or ARB notes, a string value is made a block right here.
@@ -1387,7 +1496,10 @@ class JsonFormat:
         reader = _Reader(root, arb, own, text)
         reader.read()
         blocks = tuple(reader.blocks)
-        skeleton = JsonSkeleton((text, encoding, bom, path, self.limits, arb, own, blocks, root))
+        shape = (reader.icu, reader.flat, reader.simple)
+        skeleton = JsonSkeleton(
+            (text, encoding, bom, path, self.limits, arb, own, blocks, root, shape)
+        )
         return Document(format=self.name, blocks=blocks, locale=own, skeleton=skeleton)
 
     def write(self, document: Document) -> bytes:
@@ -1418,9 +1530,9 @@ class JsonFormat:
     def block_lines(self, document: Document) -> dict[str, tuple[int, int]] | None:
         """The first and last line of each block's values, by the block's key."""
         skeleton = document.skeleton
-        if not isinstance(skeleton, JsonSkeleton) or not skeleton.source.spans:
+        if not isinstance(skeleton, JsonSkeleton) or not skeleton.values:
             return None
-        return skeleton.source.block_lines(document)
+        return skeleton.located().block_lines(document)
 
     def _empty(self, document: Document) -> JsonSkeleton:
         """The skeleton of an empty catalogue, for writing a document from scratch."""
