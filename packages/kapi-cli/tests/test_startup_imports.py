@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -177,6 +178,7 @@ def test_applying_to_a_json_catalogue_imports_no_other_format_nor_the_comment_wr
     _assert_none(
         modules,
         "click",  # a change set's path is read without it (kapi.cli.plain)
+        "cattrs",  # the usual set is read without the converter (kapi.core.change.wire)
         "kapi.host.comments_apply",
         "kapi.formats.comments.model",
         "difflib",
@@ -186,6 +188,29 @@ def test_applying_to_a_json_catalogue_imports_no_other_format_nor_the_comment_wr
         *HEAVY,
         *others,
     )
+
+
+def test_applying_the_usual_set_in_a_project_records_it_without_cattrs(tmp_path):
+    (tmp_path / "kapi.yaml").write_text(
+        RECIPE + '  - name: ui\n    channel: docs/guides\n    content:\n      - path: "*.json"\n',
+        encoding="utf-8",
+    )
+    (tmp_path / "voices").mkdir()
+    (tmp_path / "voices" / "x.yaml").write_text(VOICE, encoding="utf-8")
+    (tmp_path / "en.json").write_text('{"cart": "Your cart"}\n', encoding="utf-8")
+    inspected = _kapi("inspect", "en.json", cwd=tmp_path)
+    assert inspected.returncode == 0, inspected.stderr[-2000:]
+    (record,) = json.loads(inspected.stdout)
+    op = {"op": "set_content", "at": record["ref"], "if_match": record["rev"], "text": "Bag"}
+    (tmp_path / "set.json").write_text(json.dumps({"note": "n", "ops": [op]}), encoding="utf-8")
+    done = _kapi("apply", "set.json", cwd=tmp_path, KAPI_ACTOR="person")
+    assert done.returncode == 0, done.stderr[-2000:]
+    _assert_none(_modules(done), "cattrs", "kapi.core.change.wire_strict")
+    with sqlite3.connect(tmp_path / ".kapi" / "project.db") as store:
+        rows = store.execute("SELECT note, payload FROM change_records").fetchall()
+    assert [(note, json.loads(payload)["set"]) for note, payload in rows] == [
+        ("n", {"note": "n", "ops": [op]})
+    ]
 
 
 def test_kapi_help_imports_no_verb_machinery(tmp_path):

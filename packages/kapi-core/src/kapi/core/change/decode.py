@@ -52,7 +52,7 @@ from kapi.core.change.wire import (
     structure_read_page,
     structure_result,
 )
-from kapi.core.change.wire_strict import Fault, PathKey, WireFault
+from kapi.core.change.wire_shape import Fault, PathKey, WireFault
 from kapi.core.edition import EditionKey, EditionKeyError, canonical_locale
 
 __all__ = ["MAX_DEPTH", "decode_change_set", "decode_read_page", "decode_result", "pointer"]

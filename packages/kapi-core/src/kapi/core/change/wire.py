@@ -1,6 +1,9 @@
 """The wire forms of ``kapi.change/v1``: one cattrs converter per schema family.
 
-The change set, the result and the read page each have their converter. Writing
+The change set, the result and the read page each have their converter, built the first
+time one is needed: the usual change set (``set_content`` ops of text, an envelope of
+strings) is read and written without one, so ``kapi apply`` of such a set never loads
+cattrs. Writing
 leaves out what is ``None`` (the few fields a schema requires as ``null`` stay),
 renames the fields whose wire names are not Python names, writes runs in their
 one-key shapes and never writes a code's native ``data``. The change-set
@@ -10,15 +13,14 @@ fault it finds keeps its place, so the decoder can name it by JSON pointer.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable, Mapping
 from enum import Enum
-from typing import Any, get_args
+from typing import TYPE_CHECKING, Any, get_args
 
 import attrs
-from cattrs import Converter
-from cattrs.gen import make_dict_unstructure_fn, override
 
 from kapi.core.change.ops import Branch, ChangeSet, Op, Ref, SetContent
 from kapi.core.change.read import ReadPage
@@ -31,6 +33,8 @@ from kapi.core.change.wire_shape import (
     RENAMES,
     RUN_KEYS,
     STEP_MEMBERS,
+    Fault,
+    WireFault,
     is_plural_form,
     is_tuple_type,
     is_union_type,
@@ -38,8 +42,10 @@ from kapi.core.change.wire_shape import (
     wire_fields,
     wire_name,
 )
-from kapi.core.change.wire_strict import Fault, WireFault, collect_faults, install_strict_structure
 from kapi.core.model import Constraints
+
+if TYPE_CHECKING:
+    from cattrs import Converter
 
 __all__ = [
     "NULL_MESSAGE",
@@ -67,6 +73,8 @@ __all__ = [
 
 
 def _install_unstructure(conv: Converter) -> None:
+    from cattrs.gen import make_dict_unstructure_fn, override
+
     def tuple_factory(t: Any) -> Callable[[Any], Any]:
         element = get_args(t)[0]
         hook = conv.get_unstructure_hook(element)
@@ -109,25 +117,32 @@ def _install_unstructure(conv: Converter) -> None:
 def _plain_set_content_hook(
     generated: Callable[[SetContent], dict[str, Any]],
 ) -> Callable[[SetContent], dict[str, Any]]:
-    """The usual op, a ``set_content`` of text at a ref, written directly in the wire order
-    (``op``, ``at``, ``if_match``, ``basis``, ``text``): what ``generated`` writes, without its
-    work for each field (a change set may carry thousands). Any other set_content goes to it."""
+    """The usual op written directly (:func:`_plain_set_content_wire`), any other set_content
+    by ``generated``, what the converter made for the class."""
 
     def hook(op: SetContent) -> dict[str, Any]:
-        if op.text is None or op.runs is not None or op.path is not None or op.origin is not None:
-            return generated(op)
-        at = op.at
-        ref = {"doc": at.doc, "block": at.block}
-        if at.edition is not None:
-            ref["edition"] = at.edition
-        out: dict[str, Any] = {"op": "set_content", "at": ref, "if_match": op.if_match}
-        if op.basis is not None:
-            out["basis"] = op.basis
-        out["text"] = op.text
-        return out
+        plain = _plain_set_content_wire(op)
+        return plain if plain is not None else generated(op)
 
     hook.generated = generated  # type: ignore[attr-defined]  # the tests compare the two
     return hook
+
+
+def _plain_set_content_wire(op: SetContent) -> dict[str, Any] | None:
+    """The usual op, a ``set_content`` of text at a ref, written directly in the wire order
+    (``op``, ``at``, ``if_match``, ``basis``, ``text``): what the converter writes, without its
+    work for each field (a change set may carry thousands). None for any other set_content."""
+    if op.text is None or op.runs is not None or op.path is not None or op.origin is not None:
+        return None
+    at = op.at
+    ref = {"doc": at.doc, "block": at.block}
+    if at.edition is not None:
+        ref["edition"] = at.edition
+    out: dict[str, Any] = {"op": "set_content", "at": ref, "if_match": op.if_match}
+    if op.basis is not None:
+        out["basis"] = op.basis
+    out["text"] = op.text
+    return out
 
 
 # ---------------------------------------------------------------------------
@@ -146,18 +161,32 @@ def _install_reply_structure(conv: Converter) -> None:
 
 
 def _converter(*, strict: bool) -> Converter:
+    from cattrs import Converter
+
     conv = Converter(detailed_validation=True)
     _install_unstructure(conv)
     if strict:
+        from kapi.core.change.wire_strict import install_strict_structure
+
         install_strict_structure(conv)
     else:
         _install_reply_structure(conv)
     return conv
 
 
-_CHANGE_SET = _converter(strict=True)
-_RESULT = _converter(strict=False)
-_READ = _converter(strict=False)
+@functools.cache
+def _change_set_converter() -> Converter:
+    return _converter(strict=True)
+
+
+@functools.cache
+def _result_converter() -> Converter:
+    return _converter(strict=False)
+
+
+@functools.cache
+def _read_converter() -> Converter:
+    return _converter(strict=False)
 
 
 # ---------------------------------------------------------------------------
@@ -166,19 +195,48 @@ _READ = _converter(strict=False)
 
 def encode_change_set(change_set: ChangeSet) -> dict[str, Any]:
     """The wire form of a change set (``ops`` last, each op in ``--print-ops`` order)."""
-    out: dict[str, Any] = _CHANGE_SET.unstructure(change_set, ChangeSet)
+    plain = _plain_change_set_wire(change_set)
+    if plain is not None:
+        return plain
+    out: dict[str, Any] = _change_set_converter().unstructure(change_set, ChangeSet)
+    return out
+
+
+# The envelope's fields the usual set has, each a string (``require_basis`` a bool).
+_PLAIN_ENVELOPE = {"schema": str, "mode": str, "gate": str, "note": str, "require_basis": bool}
+
+
+def _plain_change_set_wire(change_set: ChangeSet) -> dict[str, Any] | None:
+    """The usual set, of plain ``set_content`` ops and no evidence, written directly: what the
+    converter writes (fields in wire order, ``None`` left out, ``ops`` last). None otherwise."""
+    if change_set.evidence is not None:
+        return None
+    ops: list[dict[str, Any]] = []
+    for op in change_set.ops:
+        plain = _plain_set_content_wire(op) if type(op) is SetContent else None
+        if plain is None:
+            return None
+        ops.append(plain)
+    out: dict[str, Any] = {}
+    for attribute, name in wire_fields(ChangeSet):
+        if attribute == "ops":
+            out[name] = ops
+            continue
+        value = getattr(change_set, attribute)
+        if value is not None:
+            out[name] = value
     return out
 
 
 def encode_op(op: Op) -> dict[str, Any]:
     """The wire form of one operation: ``op``, ``at``/``doc``, ``if_match``, ``basis``, body."""
-    out: dict[str, Any] = _CHANGE_SET.unstructure(op, type(op))
+    out: dict[str, Any] = _change_set_converter().unstructure(op, type(op))
     return out
 
 
 def encode_result(result: Result) -> dict[str, Any]:
     """The wire form of a result (``kapi.change-result/v1``)."""
-    out: dict[str, Any] = _RESULT.unstructure(result, Result)
+    out: dict[str, Any] = _result_converter().unstructure(result, Result)
     return out
 
 
@@ -187,7 +245,7 @@ _INSPECT_ONLY = ("role", "level", "projected")
 
 def encode_read_page(page: ReadPage, inspect: bool = False) -> dict[str, Any]:
     """The wire form of a read page; ``inspect`` adds each block's role, level and projection."""
-    out: dict[str, Any] = _READ.unstructure(page, ReadPage)
+    out: dict[str, Any] = _read_converter().unstructure(page, ReadPage)
     for block in out["blocks"]:
         if not inspect:
             for name in _INSPECT_ONLY:
@@ -210,9 +268,9 @@ def _encode_any(obj: object) -> Any:
     if isinstance(obj, OP_CLASSES):
         return encode_op(obj)  # type: ignore[arg-type]
     if isinstance(obj, OpResult | DocResult):
-        return _RESULT.unstructure(obj)
+        return _result_converter().unstructure(obj)
     if attrs.has(type(obj)):
-        return _CHANGE_SET.unstructure(obj)
+        return _change_set_converter().unstructure(obj)
     if isinstance(obj, Enum):
         return obj.value
     return obj
@@ -235,8 +293,37 @@ def dumps(obj: object, *, indent: int | None = None) -> str:
 
 def structure_change_set(data: Mapping[str, Any]) -> ChangeSet:
     """Build a change set from parsed JSON strictly; raises :class:`WireFault` with every fault."""
-    change_set: ChangeSet = _structure_checked(_CHANGE_SET, data, ChangeSet)
+    plain = _plain_change_set(data)
+    if plain is not None:
+        return plain
+    change_set: ChangeSet = _structure_checked(_change_set_converter(), data, ChangeSet)
     return change_set
+
+
+def _plain_change_set(data: Mapping[str, Any]) -> ChangeSet | None:
+    """The usual set's envelope, its fields strings (``require_basis`` a bool) and its ops
+    plain ``set_content`` ops, built directly: the very set the converter builds from it.
+    None for any other shape, which the converter reads."""
+    if type(data) is not dict:
+        return None
+    fields: dict[str, Any] = {}
+    for key, value in data.items():
+        if key == "ops":
+            continue
+        kind = _PLAIN_ENVELOPE.get(key)
+        if kind is None or type(value) is not kind:
+            return None
+        fields[key] = value
+    ops = data.get("ops")
+    if type(ops) is not list:  # missing too: the converter names the fault
+        return None
+    plain_ops: list[Op] = []
+    for value in ops:
+        op = _plain_set_content(value)
+        if op is None:
+            return None
+        plain_ops.append(op)
+    return ChangeSet(ops=tuple(plain_ops), **fields)
 
 
 def structure_op(data: Any) -> Op:
@@ -244,7 +331,7 @@ def structure_op(data: Any) -> Op:
     plain = _plain_set_content(data)
     if plain is not None:
         return plain
-    op: Op = _structure_checked(_CHANGE_SET, data, Op)
+    op: Op = _structure_checked(_change_set_converter(), data, Op)
     return op
 
 
@@ -284,16 +371,18 @@ def _structure_checked(conv: Converter, data: Any, cls: Any) -> Any:
     except WireFault:
         raise
     except Exception as exc:
+        from kapi.core.change.wire_strict import collect_faults
+
         raise WireFault(collect_faults(exc)) from None
 
 
 def structure_result(data: Any) -> Result:
     """Build a result from its parsed wire form (our own output; lenient)."""
-    result: Result = _structure_checked(_RESULT, data, Result)
+    result: Result = _structure_checked(_result_converter(), data, Result)
     return result
 
 
 def structure_read_page(data: Any) -> ReadPage:
     """Build a read page from its parsed wire form (our own output; lenient)."""
-    page: ReadPage = _structure_checked(_READ, data, ReadPage)
+    page: ReadPage = _structure_checked(_read_converter(), data, ReadPage)
     return page

@@ -7,12 +7,13 @@ import functools
 import re
 from collections.abc import Mapping
 from types import UnionType
-from typing import Any, Union, get_args, get_origin
+from typing import Any, TypeAlias, Union, get_args, get_origin
 
 import attrs
 
 from kapi.core.change.ops import OP_KINDS, Anchor, Branch, ChangeSet, Memory, Native, Op, Recipe
 from kapi.core.change.result import Invalidation, Result
+from kapi.core.errors import EXIT_USAGE, KapiError
 from kapi.core.model import PcClose, PcOpen, Ph, Plural, Run, Select, Sub, Text
 
 __all__ = [
@@ -25,6 +26,9 @@ __all__ = [
     "RUN_KEYS",
     "RUN_MEMBERS",
     "STEP_MEMBERS",
+    "Fault",
+    "PathKey",
+    "WireFault",
     "is_mapping_type",
     "is_plural_form",
     "is_tuple_type",
@@ -33,6 +37,25 @@ __all__ = [
     "wire_fields",
     "wire_name",
 ]
+
+PathKey: TypeAlias = str | int
+Fault: TypeAlias = tuple[tuple[PathKey, ...], str]
+
+
+class WireFault(KapiError):
+    """Values that do not fit the wire: each fault a path (relative to the value) and a message."""
+
+    code = "invalid"
+    exit_code = EXIT_USAGE
+
+    def __init__(self, faults: list[Fault]) -> None:
+        super().__init__(faults[0][1] if faults else "fault")
+        self.faults = faults
+
+    @classmethod
+    def at(cls, message: str, *path: PathKey) -> WireFault:
+        return cls([(tuple(path), message)])
+
 
 RENAMES: dict[tuple[type, str], str] = {
     (Memory, "from_"): "from",

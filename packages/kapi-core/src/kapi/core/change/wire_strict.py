@@ -7,7 +7,7 @@ import functools
 import operator
 from collections.abc import Callable
 from types import NoneType
-from typing import Any, TypeAlias, get_args
+from typing import Any, get_args
 
 import attrs
 from cattrs import Converter
@@ -37,6 +37,9 @@ from kapi.core.change.wire_shape import (
     RUN_KEYS,
     RUN_MEMBERS,
     STEP_MEMBERS,
+    Fault,
+    PathKey,
+    WireFault,
     is_mapping_type,
     is_plural_form,
     is_tuple_type,
@@ -45,29 +48,9 @@ from kapi.core.change.wire_shape import (
     wire_fields,
     wire_name,
 )
-from kapi.core.errors import EXIT_USAGE, KapiError
 from kapi.core.model import Constraints, PcClose, PcOpen, Ph, Plural, Text
 
 __all__ = ["Fault", "PathKey", "WireFault", "collect_faults", "install_strict_structure"]
-
-PathKey: TypeAlias = str | int
-Fault: TypeAlias = tuple[tuple[PathKey, ...], str]
-
-
-class WireFault(KapiError):
-    """Values that do not fit the wire: each fault a path (relative to the value) and a message."""
-
-    code = "invalid"
-    exit_code = EXIT_USAGE
-
-    def __init__(self, faults: list[Fault]) -> None:
-        super().__init__(faults[0][1] if faults else "fault")
-        self.faults = faults
-
-    @classmethod
-    def at(cls, message: str, *path: PathKey) -> WireFault:
-        return cls([(tuple(path), message)])
-
 
 _NOUNS: dict[type, str] = {
     ChangeSet: "a change set",
