@@ -461,21 +461,23 @@ def _near_ops(draw: st.DrawFn) -> dict[str, Any]:
     return op
 
 
-def _through_converter(value: Any) -> Any:
+def _through_converter(value: Any, cls: Any = None) -> Any:
+    """What the strict converter makes of ``value`` as ``cls`` (an op by default), or its faults."""
     from kapi.core.change import wire
     from kapi.core.change.ops import Op
 
     try:
-        return wire._structure_checked(wire._change_set_converter(), value, Op)
+        return wire._structure_checked(wire._change_set_converter(), value, cls or Op)
     except wire.WireFault as fault:
         return ("faults", fault.faults)
 
 
-def _as_read(value: Any) -> Any:
-    from kapi.core.change.wire import WireFault, structure_op
+def _as_read(value: Any, whole_set: bool = False) -> Any:
+    """What the wire's public reader makes of ``value`` (an op, or a set), or its faults."""
+    from kapi.core.change.wire import WireFault, structure_change_set, structure_op
 
     try:
-        return structure_op(value)
+        return structure_change_set(value) if whole_set else structure_op(value)
     except WireFault as fault:
         return ("faults", fault.faults)
 
@@ -499,17 +501,19 @@ def test_the_usual_set_content_takes_the_direct_way():
     assert wire._plain_set_content({**value, "runs": []}) is None  # the converter reads it
 
 
-@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    st.builds(
-        SetContent,
-        at=S.refs,
-        if_match=S.revisions,
-        text=st.none() | S.texts,
-        basis=st.none() | S.digests,
-        runs=st.none() | S.runs,
-    )
+# set_content ops of text or runs, with or without basis: the usual op and its neighbours
+_set_contents = st.builds(
+    SetContent,
+    at=S.refs,
+    if_match=S.revisions,
+    text=st.none() | S.texts,
+    basis=st.none() | S.digests,
+    runs=st.none() | S.runs,
 )
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(_set_contents)
 def test_a_set_content_written_directly_is_what_the_converter_writes(op):
     from kapi.core.change import wire
 
@@ -551,29 +555,10 @@ def _near_sets(draw: st.DrawFn) -> dict[str, Any]:
     return value
 
 
-def _set_through_converter(value: Any) -> Any:
-    from kapi.core.change import wire
-    from kapi.core.change.ops import ChangeSet
-
-    try:
-        return wire._structure_checked(wire._change_set_converter(), value, ChangeSet)
-    except wire.WireFault as fault:
-        return ("faults", fault.faults)
-
-
-def _set_as_read(value: Any) -> Any:
-    from kapi.core.change.wire import WireFault, structure_change_set
-
-    try:
-        return structure_change_set(value)
-    except WireFault as fault:
-        return ("faults", fault.faults)
-
-
 @settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
 @given(_near_sets())
 def test_a_set_built_without_the_converter_is_the_converters(value):
-    assert _set_as_read(value) == _set_through_converter(value)
+    assert _as_read(value, whole_set=True) == _through_converter(value, ChangeSet)
 
 
 def test_the_usual_set_takes_the_direct_way():
@@ -581,7 +566,7 @@ def test_the_usual_set_takes_the_direct_way():
 
     op = {"op": "set_content", "at": {"doc": "a.json", "block": "k"}, "if_match": "*", "text": "x"}
     value = {"note": "n", "mode": "preview", "ops": [op]}
-    assert wire._plain_change_set(value) == _set_through_converter(value)
+    assert wire._plain_change_set(value) == _through_converter(value, ChangeSet)
     assert wire._plain_change_set({**value, "evidence": []}) is None  # the converter reads it
 
 
@@ -590,14 +575,7 @@ def test_the_usual_set_takes_the_direct_way():
     st.builds(
         ChangeSet,
         ops=st.lists(
-            st.builds(
-                SetContent,
-                at=S.refs,
-                if_match=S.revisions,
-                text=st.none() | S.texts,
-                basis=st.none() | S.digests,
-                runs=st.none() | S.runs,
-            ),
+            _set_contents,
             max_size=3,
         ).map(tuple),
         schema=st.none() | st.just("kapi.change/v1"),
