@@ -1008,6 +1008,13 @@ def _same_as_recorded(codec: JsonFormat, data: bytes) -> bool:
     document = codec.read(data)
     skeleton = document.skeleton
     recorder = _recorded(codec, document, data)
+    assert skeleton.values is not None  # the skeleton made, its places not asked for yet
+    try:
+        object.__getattribute__(skeleton, "places")
+    except AttributeError:
+        short = True
+    else:
+        short = False
     found = _as_found(skeleton)
     want = (
         [
@@ -1025,7 +1032,7 @@ def _same_as_recorded(codec: JsonFormat, data: bytes) -> bool:
     # an unchanged block's runs are the very runs it was read with
     read = {block.id: block.source for block in document.blocks}
     assert all(value.runs is read[value.block_id] for value in skeleton.values if not value.form)
-    return isinstance(skeleton.places, json_catalog._LazyPlaces)
+    return short
 
 
 @pytest.mark.parametrize("name", LIGHT_CASES + sorted(ODD))

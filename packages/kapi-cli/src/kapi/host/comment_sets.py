@@ -6,31 +6,23 @@ from __future__ import annotations
 
 from kapi.core.change.errors import ChangeError, ErrorCode
 from kapi.core.change.ops import ChangeSet, Op
+from kapi.formats.comments.languages import is_source_file
 
 __all__ = ["comment_ops", "names_source_file"]
 
 
-def names_source_file(op: Op, known: dict[str, bool] | None = None) -> bool:
-    """Whether an op's document is a source file kapi reads for its comments (``known``:
-    the answers for documents already asked about)."""
+def names_source_file(op: Op) -> bool:
+    """Whether an op's document is a source file kapi reads for its comments."""
     at = getattr(op, "at", None)
     doc = getattr(at, "doc", None)
     if not isinstance(doc, str):
         return False
-    if known is not None and doc in known:
-        return known[doc]
-    from kapi.formats.comments.languages import is_source_file
-
-    answer = is_source_file(doc)
-    if known is not None:
-        known[doc] = answer
-    return answer
+    return is_source_file(doc)
 
 
 def comment_ops(change_set: ChangeSet) -> bool:
     """Whether the set edits code comments; raises ``invalid`` when it mixes them with documents."""
-    known: dict[str, bool] = {}  # a set's ops mostly name a few documents, many times over
-    flags = [names_source_file(op, known) for op in change_set.ops]
+    flags = [names_source_file(op) for op in change_set.ops]
     if not any(flags):
         return False
     if not all(flags):

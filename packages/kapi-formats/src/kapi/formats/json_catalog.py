@@ -67,7 +67,7 @@ from __future__ import annotations
 import json
 import re
 from bisect import bisect_left
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, TypeAlias
 
 from kapi.core.edition import EditionKeyError, canonical_locale
@@ -264,12 +264,17 @@ class JsonSkeleton:
     def __getattr__(self, name: str) -> object:
         # Reached only for a field not made yet (a slot never set).
         plan = object.__getattribute__(self, "_plan")
-        if plan is None or name.startswith("_"):
-            raise AttributeError(name)
-        with gc_paused():
-            self._make(plan)
-        self._plan = None
-        return object.__getattribute__(self, name)
+        if plan is not None and not name.startswith("_"):
+            with gc_paused():
+                self._make(plan)
+            self._plan = None
+            return getattr(self, name)
+        if name == "places" and plan is None:
+            # a file read one block a string value: its places are found the first time
+            # they are asked for (a write that adds or deletes a block)
+            places = self.places = _places_of(self.root, self.values)
+            return places
+        raise AttributeError(name)
 
     def _make(self, plan: _Plan) -> None:
         text, encoding, bom, path, limits, arb, locale, read, light, shape = plan
@@ -277,7 +282,7 @@ class JsonSkeleton:
         root, stats = scan(text, path, limits)
         values = _values_in_order(root, read, icu_file) if simple else None
         if values is not None:
-            # one value a block, in the order of the blocks: their places are found when asked
+            # one value a block, in the order of the blocks; places are left to __getattr__
             self.values = values
             self.names = {block.id: block.name for block in read}
             self.folded = frozenset()
@@ -296,8 +301,6 @@ class JsonSkeleton:
         self.icu = icu_file
         self.pretty, self.indent_unit, self.key_separator = _layout(text, root)
         self.newline = "\r\n" if "\r\n" in text else "\n"
-        if values is not None:
-            self.places = _LazyPlaces(root, self.values)
 
     def located(self) -> TextSkeleton:
         """The text with the span of each value, for placing runs and lines in it."""
@@ -362,46 +365,29 @@ def _values_in_order(
     return tuple(values)
 
 
-class _LazyPlaces(Mapping[str, tuple["_Place", ...]]):
-    """Where each value of a one-value-a-block file sits, found the first time one is asked
-    for (a write that adds or deletes a block; an edit of values never asks)."""
-
-    def __init__(self, root: JsonNode, values: tuple[_Value, ...]) -> None:
-        self._root = root
-        self._values = values
-        self._places: dict[str, tuple[_Place, ...]] | None = None
-
-    def _made(self) -> dict[str, tuple[_Place, ...]]:
-        if self._places is None:
-            places: dict[int, _Place] = {}
-            stack: list[JsonNode] = [self._root]
-            while stack:
-                node = stack.pop()
-                if isinstance(node, JsonObject):
-                    children = [member.value for member in node.members]
-                elif isinstance(node, JsonArray):
-                    children = node.items
-                else:
-                    continue
-                for index, child in enumerate(children):
-                    if isinstance(child, JsonString):
-                        places[id(child)] = _Place(node, index)
-                    else:
-                        stack.append(child)
-            self._places = {}
-            for value in self._values:
-                place = places.get(id(value.node))
-                self._places[value.block_id] = (place,) if place is not None else ()  # the root
-        return self._places
-
-    def __getitem__(self, key: str) -> tuple[_Place, ...]:
-        return self._made()[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._made())
-
-    def __len__(self) -> int:
-        return len(self._made())
+def _places_of(root: JsonNode, values: tuple[_Value, ...]) -> dict[str, tuple[_Place, ...]]:
+    """Where each value of a file read one block a string value sits in its container
+    (none for a root string)."""
+    places: dict[int, _Place] = {}
+    stack: list[JsonNode] = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, JsonObject):
+            children = [member.value for member in node.members]
+        elif isinstance(node, JsonArray):
+            children = node.items
+        else:
+            continue
+        for index, child in enumerate(children):
+            if isinstance(child, JsonString):
+                places[id(child)] = _Place(node, index)
+            else:
+                stack.append(child)
+    out: dict[str, tuple[_Place, ...]] = {}
+    for value in values:
+        place = places.get(id(value.node))
+        out[value.block_id] = (place,) if place is not None else ()
+    return out
 
 
 # What a skeleton is made from: text, encoding, BOM, path, limits, ARB, the document's locale,

@@ -6,6 +6,7 @@ time a file of the language is read (:mod:`kapi.formats.comments.parser`).
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import PurePosixPath
 
 from attrs import frozen
@@ -145,6 +146,7 @@ def language_named(name: str) -> Language | None:
     return _BY_NAME.get(name)
 
 
+@lru_cache(maxsize=1024)  # a change set's ops name a few documents, many times over
 def is_source_file(path: str) -> bool:
     """Whether a file is source code: one kapi reads comments in, or knows as code without."""
     suffix = PurePosixPath(path.replace("\\", "/")).suffix.lower()
