@@ -155,6 +155,30 @@ def test_every_error_kapi_raises_is_a_kapi_error():
     assert strays == []
 
 
+def test_no_module_binds_a_top_level_name_twice():
+    """A second binding of a module constant silently replaces the first for every
+    function that reads it (a reader's pattern swapped for a writer's slower one)."""
+    twice = []
+    for source in (ROOT / "packages").glob("*/src"):
+        for path in sorted(source.rglob("*.py")):
+            lines: dict[str, int] = {}
+            for node in ast.parse(path.read_text(encoding="utf-8")).body:
+                if isinstance(node, ast.Assign):
+                    names = [target.id for target in node.targets if isinstance(target, ast.Name)]
+                elif isinstance(node, ast.AnnAssign) and node.value is not None:
+                    names = [node.target.id] if isinstance(node.target, ast.Name) else []
+                elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    names = [node.name]
+                else:
+                    continue
+                for name in names:
+                    if name in lines and name != "__all__":
+                        where = path.relative_to(ROOT)
+                        twice.append(f"{where}: {name} (lines {lines[name]}, {node.lineno})")
+                    lines[name] = node.lineno
+    assert twice == []
+
+
 def _module_graph() -> dict[str, set[str]]:
     """Every kapi module and the kapi modules it imports, at the top or inside a function.
 

@@ -1224,9 +1224,6 @@ def _location_lines(locations: Sequence[str], width: int) -> list[str]:
     return lines
 
 
-_LITERAL = re.compile(r'"((?:[^"\\]|\\.)*)"')
-
-
 def _hand_layout(raw: str, field_: PoField, value: str, encoding: str) -> str | None:
     """``value`` broken into literals where the file's own literals broke the old value.
 
