@@ -27,7 +27,10 @@ Where it does, ``--only instructions`` is the gate that does not move: the hot p
 commands counted in instructions (``bench_instructions.py``, valgrind), each beside
 ``python -c pass`` counted the same way.
 
-Exit: 0 no regression; 1 a figure regressed; 2 a script failed (the figures it wrote before
+A compared figure of the baseline that a script which ran did not measure (its anchor is
+not installed, say) is listed as MISSING and fails the run like a regression.
+
+Exit: 0 no regression; 1 a figure regressed or is missing; 2 a script failed (the figures it wrote before
 failing are still printed and compared).
 """
 
@@ -116,6 +119,7 @@ class Row:
     baseline: float | None  # the baseline's ratio
     change: float | None  # ratio / baseline ratio - 1
     regressed: bool
+    missing: bool = False  # the baseline holds it; the script ran without measuring it
 
 
 def compare(
@@ -136,6 +140,15 @@ def compare(
                 continue
             change = ratio / before - 1
             rows.append(Row(name, label, record, before, change, change > tolerance))
+    # A compared figure of a script that ran but did not measure it (an anchor not
+    # installed, a section that failed) is a hole in the table, not a pass.
+    measured = {row.key for row in rows}
+    for name, figure in baseline.items():
+        bench = name.split(": ", 1)[0]
+        if bench in gathered and name not in measured and figure.get("ratio"):
+            label, _, anchor = name.partition(" / ")
+            record = {"name": label.split(": ", 1)[1], "anchor": anchor or None, "ratio": None}
+            rows.append(Row(name, label, record, figure["ratio"], None, False, missing=True))
     return rows
 
 
@@ -210,7 +223,9 @@ def table(rows: Sequence[Row]) -> str:
         anchor = record.get("anchor") or ""
         ratio = f"{record['ratio']:.2f}x" if record.get("ratio") is not None else "-"
         base = f"{row.baseline:.2f}x" if row.baseline else "-"
-        if row.change is None:
+        if row.missing:
+            change = "MISSING (not measured in this run)"
+        elif row.change is None:
             change = "new" if record.get("ratio") is not None else ""
         else:
             change = f"{row.change:+.0%}" + ("  REGRESSED" if row.regressed else "")
@@ -356,10 +371,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     print()
     print(table(rows))
     regressed = [row for row in rows if row.regressed]
+    missing = [row for row in rows if row.missing]
     anchored = sum(1 for row in rows if row.change is not None)
     print(
-        f"\n{len(rows)} figures, {anchored} compared with the {mode} baseline "
+        f"\n{len(rows) - len(missing)} figures, {anchored} compared with the {mode} baseline "
         f"(tolerance {tolerance:.0%}): {len(regressed)} regressed"
+        + (f", {len(missing)} missing" if missing else "")
         + (f"; failed scripts: {', '.join(failed)}" if failed else "")
     )
     if args.update_baseline:
@@ -371,7 +388,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2 if failed else 0
     if failed:
         return 2
-    return 1 if regressed else 0
+    return 1 if regressed or missing else 0
 
 
 if __name__ == "__main__":

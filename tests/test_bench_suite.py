@@ -242,3 +242,31 @@ def test_the_instruction_counts_come_from_a_real_run(runner, tmp_path):
     # the interpreter's own start is tens of millions of instructions; --help adds a little
     assert 10_000_000 < helped["anchor_count"] < helped["count"] < 10 * helped["anchor_count"]
     assert helped["ratio"] == pytest.approx(helped["count"] / helped["anchor_count"], rel=1e-3)
+
+
+def test_a_baseline_figure_a_script_did_not_measure_fails_the_run_as_missing(
+    runner, tmp_path, capsys
+):
+    baseline = _baseline(
+        tmp_path / "baseline.json",
+        {
+            "check: kapi check (cold process) / textlint": {"ratio": 0.5},
+            "check: kapi check (cold process) / proselint": {"ratio": 0.9},
+            "toolbox: kgrep -r -c / grep -r -E -c": {"ratio": 3.0},  # its script did not run
+        },
+    )
+    recorded = tmp_path / "check.json"  # textlint was not installed: only proselint's ratio
+    recorded.write_text(
+        json.dumps([_record("kapi check (cold process)", 90.0, "proselint", 100.0)])
+    )
+    code = runner.main(["--quick", "--baseline", str(baseline), "--records", str(recorded)])
+    out = capsys.readouterr().out
+    assert code == 1
+    missing = [line for line in out.splitlines() if "MISSING" in line]
+    assert len(missing) == 1
+    assert "kapi check (cold process)" in missing[0] and "textlint" in missing[0]
+    assert "0.50x" in missing[0]
+    assert (
+        "1 figures, 1 compared with the quick baseline (tolerance 20%): 0 regressed, 1 missing"
+        in out
+    )
