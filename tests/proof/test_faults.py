@@ -297,3 +297,60 @@ def test_runs_editing_one_block_at_once_one_lands_and_the_others_are_refused(tmp
     }
     assert temporaries(root) == []
     store_is_consistent(root)
+
+
+@pytest.mark.parametrize("writers", [2, 10])
+def test_runs_editing_overlapping_files_at_once_land_whole_or_not_at_all(tmp_path, writers):
+    """Writer n's set edits two of three files, n's and the next one's, each at the rev
+    every writer read: any two sets share a file, so one lands and every other is refused
+    whole, and no file holds a refused writer's text."""
+    root = tmp_path / "project"
+    for name in FILES:
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(json.dumps({"title": "Original", "body": "Text"}, indent=2))
+    (root / "kapi.yaml").write_text(RECIPE)
+    read = subprocess.run(
+        [sys.executable, "-m", "kapi.cli", "inspect", *FILES],
+        cwd=root,
+        env=environment(),
+        capture_output=True,
+        check=True,
+    )
+    revs = {
+        r["ref"]["doc"]: r["rev"] for r in json.loads(read.stdout) if r["ref"]["block"] == "title"
+    }
+    assert sorted(revs) == sorted(FILES)
+
+    def files_of(n: int) -> tuple[str, str]:
+        return FILES[n % 3], FILES[(n + 1) % 3]
+
+    def edit(n: int) -> bytes:
+        ops = [
+            {
+                "op": "set_content",
+                "at": {"doc": doc, "block": "title"},
+                "if_match": revs[doc],
+                "text": f"Writer {n}",
+            }
+            for doc in files_of(n)
+        ]
+        return json.dumps({"ops": ops}).encode()
+
+    procs = [start(root, "apply", "--json", "-", stdin=edit(n)) for n in range(writers)]
+    landed = []
+    for n, proc in enumerate(procs):
+        code, out, err = finish(proc)
+        assert "Traceback" not in err and code in (0, 3), (code, out, err)
+        result = json.loads(out)
+        if code == 0:
+            assert result["status"] == "applied"
+            landed.append(n)
+        else:
+            assert result["status"] == "refused", result
+    assert len(landed) == 1, landed
+    winner = landed[0]
+    for name in FILES:
+        title = f"Writer {winner}" if name in files_of(winner) else "Original"
+        assert json.loads((root / name).read_text()) == {"title": title, "body": "Text"}, name
+    assert temporaries(root) == []
+    store_is_consistent(root)
