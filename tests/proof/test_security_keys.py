@@ -6,13 +6,16 @@ DeepL) that answers badly: 401 and 500 whose bodies repeat the key, and 200s
 whose bodies are not the protocol (HTML, JSON of another shape) and hold the
 key too. Whatever kapi says about the failure, the key is in none of its
 output, none of the files under the project (the SQLite store included) and
-none under its home folder.
+none under its home folder. The MCP server's ``translate`` tool, driven over stdio
+by an MCP client, is held to the same: nothing in its results, its stderr or the files,
+nor a key the caller passes as ``apiKey``.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -74,3 +77,74 @@ def test_a_failing_provider_never_shows_the_key(shop, tmp_path, monkeypatch, pro
         for path in folder.rglob("*"):
             if path.is_file():
                 assert KEY.encode() not in path.read_bytes(), path
+
+
+CALLER_KEY = "sk-caller-KEY-55f0b2e1"
+
+
+@pytest.mark.parametrize(("provider", "reply"), [(p, r) for p in ENV for r in ("401", "shape")])
+def test_the_mcp_translate_tool_never_shows_the_key(shop, tmp_path, provider, reply):
+    """The real ``kapi mcp`` over stdio, asked by an MCP client to translate through a
+    provider that fails: the key is in no tool result, not on the server's stderr, in no
+    file; nor is a key the caller passes as ``apiKey`` (keys come from the environment)."""
+    import asyncio
+    import os
+    import sys
+
+    import mcp_types as types
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    home = tmp_path / "home"
+    home.mkdir()
+    status, kind, body = REPLIES[reply]
+    api = CountingServer(status, kind, body.encode())
+    url_var, key_var, suffix = ENV[provider]
+    bin_folder = str(Path(sys.executable).parent)
+    env = {
+        "PATH": f"{bin_folder}:/usr/bin:/bin",
+        "HOME": str(home),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+        "KAPI_ACTOR": "agent",
+        url_var: api.url + suffix,
+        key_var: KEY,
+    }
+    params = StdioServerParameters(
+        command=os.path.join(bin_folder, "kapi"),
+        args=["mcp", "--tools", "translation"],
+        cwd=str(shop),
+        env=env,
+    )
+    stderr = tmp_path / "server-stderr.txt"
+
+    async def ask() -> list[Any]:
+        with stderr.open("w") as errlog:
+            async with Client(
+                stdio_client(params, errlog=errlog),
+                mode="legacy",
+                client_info=types.Implementation(name="proof-agent", version="1.0"),
+            ) as client:
+                arguments = {"text": "Add to cart", "target_lang": "fr", "provider": provider}
+                return [
+                    await client.call_tool("translate", arguments),
+                    await client.call_tool("translate", {**arguments, "apiKey": CALLER_KEY}),
+                ]
+
+    try:
+        results = asyncio.run(ask())
+    finally:
+        api.close()
+    assert api.paths  # the provider was asked
+    for result in results:
+        assert result.is_error, result
+        said = json.dumps([part.model_dump(mode="json") for part in result.content])
+        said += json.dumps(result.structured_content)
+        assert KEY not in said and CALLER_KEY not in said, said
+    logged = stderr.read_text()
+    assert "Traceback" not in logged
+    assert KEY not in logged and CALLER_KEY not in logged
+    for folder in (shop, home):
+        for path in folder.rglob("*"):
+            if path.is_file():
+                data = path.read_bytes()
+                assert KEY.encode() not in data and CALLER_KEY.encode() not in data, path
