@@ -39,29 +39,51 @@ SOURCES = sorted((ROOT / "packages").glob("*/src/kapi/**/*.py"))
 
 _SHELLS = {("os", "system"), ("os", "popen"), ("subprocess", "getoutput")}
 _SHELLS |= {("subprocess", "getstatusoutput"), ("pty", "spawn")}
+_SHELLS |= {("asyncio", "create_subprocess_shell"), ("os", "posix_spawn"), ("os", "posix_spawnp")}
 _RUNNERS = {"run", "Popen", "call", "check_call", "check_output"}
+_SHELL_PROGRAMS = {"sh", "bash", "zsh", "dash", "ksh", "fish", "cmd", "cmd.exe", "powershell"}
+
+
+def _shell_program(node: ast.AST) -> bool:
+    """A literal argument list that starts a shell: ``["sh", "-c", ...]``, ``("/bin/bash", ...)``."""
+    if not isinstance(node, (ast.List, ast.Tuple)) or not node.elts:
+        return False
+    first = node.elts[0]
+    return (
+        isinstance(first, ast.Constant)
+        and isinstance(first.value, str)
+        and first.value.rsplit("/", 1)[-1] in _SHELL_PROGRAMS
+    )
 
 
 def shell_calls(source: Path) -> list[str]:
     """Where ``source`` starts a shell or passes a command line as one string."""
     found: list[str] = []
     text = source.read_text(encoding="utf-8")
-    if not any(word in text for word in ("subprocess", "os.", "pty.")):
-        return found
-    for node in ast.walk(ast.parse(text)):
+    tree = ast.parse(text)
+    # import subprocess as sp: the calls go through the alias
+    modules = {"os": "os", "subprocess": "subprocess", "pty": "pty", "asyncio": "asyncio"}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname and alias.name in modules:
+                    modules[alias.asname] = alias.name
+    for node in ast.walk(tree):
+        where = f"{source.name}:{node.lineno}" if hasattr(node, "lineno") else source.name
+        if _shell_program(node):
+            found.append(f"{where}: a shell as the program")
+            continue
         if isinstance(node, ast.ImportFrom):  # from os import system: a name the calls hide
             for alias in node.names:
                 shell = (node.module, alias.name) in _SHELLS
                 if shell or (node.module == "subprocess" and alias.name in _RUNNERS):
-                    found.append(
-                        f"{source.name}:{node.lineno}: from {node.module} import {alias.name}"
-                    )
+                    found.append(f"{where}: from {node.module} import {alias.name}")
             continue
         if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
             continue
-        owner = node.func.value.id if isinstance(node.func.value, ast.Name) else ""
+        written = node.func.value.id if isinstance(node.func.value, ast.Name) else ""
+        owner = modules.get(written, "")
         name = node.func.attr
-        where = f"{source.name}:{node.lineno}"
         if (owner, name) in _SHELLS or (owner == "os" and name.startswith(("exec", "spawn"))):
             found.append(f"{where}: {owner}.{name}")
         if owner == "subprocess" and name in _RUNNERS:
@@ -83,7 +105,22 @@ def test_the_shell_finder_finds_a_shell(tmp_path):
         "import os, subprocess\nos.system('x')\nsubprocess.run('ls', shell=True)\n"
         "os.execv('/bin/sh', ['sh'])\nfrom subprocess import run\n"
     )
-    assert len(shell_calls(probe)) == 5, shell_calls(probe)
+    assert len(shell_calls(probe)) == 6, shell_calls(probe)  # the ['sh'] list too
+    hidden = tmp_path / "hidden.py"
+    hidden.write_text(
+        "import asyncio, os\nimport subprocess as sp\n"
+        "sp.run('ls -l')\n"
+        "sp.Popen(['/bin/bash', '-c', 'ls'])\n"
+        "asyncio.create_subprocess_shell('ls')\n"
+        "os.posix_spawn('/usr/bin/env', ['env'], {})\n"
+        "sp.run(['git', 'status'])\n"  # a program and its arguments: no shell
+    )
+    assert sorted(shell_calls(hidden)) == [
+        "hidden.py:3: subprocess.run with a command line string",
+        "hidden.py:4: a shell as the program",
+        "hidden.py:5: asyncio.create_subprocess_shell",
+        "hidden.py:6: os.posix_spawn",
+    ]
 
 
 @pytest.mark.parametrize(
