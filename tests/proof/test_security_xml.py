@@ -199,12 +199,19 @@ HOST_FILES = {
         'trgLang="fr"><file id="f" original="locales/en.json"><unit id="u"><segment>'
         "<source>Hi</source><target>Salut {ref}</target></segment></unit></file></xliff>"
     ),
+    "returned-1.2.xlf": (
+        '<xliff xmlns="urn:oasis:names:tc:xliff:document:1.2" version="1.2"><file '
+        'original="locales/en.json" source-language="en" target-language="fr" datatype="plaintext">'
+        '<body><trans-unit id="u"><source>Hi</source><target>Salut {ref}</target></trans-unit>'
+        "</body></file></xliff>"
+    ),
     "check.xml": "<r>Hi {ref}</r>",
 }
 HOST_READS = {
     "memory.tmx": [("memory", "import", "memory.tmx"), ("memory", "list")],
     "terms.tbx": [("terms", "import", "terms.tbx"), ("terms", "export", "-")],
     "returned.xlf": [("merge", "returned.xlf")],
+    "returned-1.2.xlf": [("merge", "returned-1.2.xlf")],
     "check.xml": [("exec", "xml-validation", "check.xml")],
 }
 
@@ -224,6 +231,8 @@ def test_a_host_reader_refuses_or_neutralises_entities(shop, outside, name, atta
     assert "lollol" not in shown and "AAAAAAAA" not in shown
     if name != "check.xml" and attack != "external-dtd":  # they refuse entity declarations
         assert shown.startswith("exit 2"), shown
+    if name.startswith("returned"):  # merge refuses any DOCTYPE, before reading the units
+        assert "document type declaration" in shown, shown
     # a DOCTYPE naming an external DTD (as TBX and TMX files do) is read without fetching it
     store = (
         (shop / ".kapi/project.db").read_bytes() if (shop / ".kapi/project.db").exists() else b""
