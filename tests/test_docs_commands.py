@@ -1,5 +1,6 @@
-"""Every command in the documentation runs: each ``kapi``, ``kcat``, ``kgrep``, ``ksed`` and
-``kdiff`` line of a shell block in README.md and docs/**/*.md, with the real executables.
+"""Every command in the documentation runs: each ``kapi``, ``kcat``, ``kgrep``, ``ksed``,
+``kdiff`` and ``python -m kapi.…`` line of a shell block in README.md and docs/**/*.md, with
+the real executables.
 
 Each page's commands run in order, as a reader would type them, through bash in one copy of
 examples/shop per page, with the few files the pages name besides (a Word report, a PO
@@ -31,7 +32,9 @@ from markdown_it import MarkdownIt
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 SHELL = {"", "sh", "bash", "shell", "console"}
-COMMAND = re.compile(r"^(?:\$\s+)?((?:kapi|kcat|kgrep|ksed|kdiff)(?:\s.*)?)$")
+COMMAND = re.compile(
+    r"^(?:\$\s+)?((?:kapi|kcat|kgrep|ksed|kdiff|python -m kapi(?:\.\w+)+)(?:\s.*)?)$"
+)
 MARK = re.compile(r'^<!--\s*docs-test:\s*skip\s*(?P<only>(?:"[^"]+"\s*)*):\s*(?P<why>.+?)\s*-->$')
 ALSO = {"kgrep": {1}, "kdiff": {1}}  # exit codes a tool documents besides 0 and 3
 
