@@ -27,6 +27,9 @@ from kapi.formats import registry
 from kapi.formats.reading import read_document
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+import figures as bench_figures  # noqa: E402  (the records bench/run.py gathers)
+
 FIXTURES = ROOT / "packages/kapi-formats/tests/fixtures"
 CORPUS = Path.home() / ".cache/kapi-corpus"
 SKIP_PARTS = {"node_modules", ".git", "__pycache__"}
@@ -62,7 +65,9 @@ def dropped(runs: Runs, token: str) -> Runs:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--per-format", type=int, default=200)
+    bench_figures.add_json_option(parser)
     args = parser.parse_args()
+    bench_figures.written_on_exit(args.json)
     files_by_format: dict[str, list[Path]] = defaultdict(list)
     for path in candidates():
         name = format_of(path)
@@ -114,6 +119,11 @@ def main() -> None:
             f"{c['disagree']:>9}"
         )
     print(f"\n{totals['files']} files read ({totals['unread']} refused) in {elapsed:.1f} s")
+    bench_figures.record_outcome("files read", totals["files"], "files")
+    bench_figures.record_outcome("codes judged by the guard", totals["judged"], "codes")
+    bench_figures.record_outcome(
+        "codes the guard judges otherwise than the read says", totals["disagree"], "codes", must=0
+    )
     sys.exit(0)
 
 

@@ -27,6 +27,9 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import figures as bench_figures  # the records bench/run.py gathers
+
 RECIPE = """\
 version: v1
 id: prj_kills
@@ -169,7 +172,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--kills", type=int, default=200, help="kills per format (default 200)")
     parser.add_argument("--seed", type=int, default=10)
+    bench_figures.add_json_option(parser)
     args = parser.parse_args()
+    bench_figures.written_on_exit(args.json)
     rng = random.Random(args.seed)
     print(f"load average {os.getloadavg()[0]:.2f}; {args.kills} kills per format\n")
     with tempfile.TemporaryDirectory() as folder:
@@ -193,6 +198,17 @@ def main() -> None:
         cells += [f["temps after kill"], f["temps after next run"], f["next run failed"]]
         cells += [f"{f['whole run s']:.2f}", f"{f['write window ms']:.1f}", f"{took:.0f}"]
         print(" | ".join(str(c) for c in cells))
+        kind = label.split(" ")[0]
+        record = bench_figures.record_outcome
+        record(f"{kind}: kills", f["old"] + f["new"] + f["other"], "runs")
+        record(f"{kind}: files neither old nor new after a kill", f["other"], "files", must=0)
+        record(
+            f"{kind}: temporaries left after the next run",
+            f["temps after next run"],
+            "files",
+            must=0,
+        )
+        record(f"{kind}: next runs that failed", f["next run failed"], "runs", must=0)
     print("\nold/new: the file is exactly the bytes before or after the edit; other must be 0.")
     print("temps after kill: temporaries the killed runs left; after next run: must be 0.")
 

@@ -6,7 +6,10 @@ library kapi is compared with). ``--json FILE`` (added by :func:`add_json_option
 script write what it recorded to FILE when it ends: a list of ``{name, median_ms, anchor,
 anchor_ms, ratio}``, ``ratio`` being ``median_ms / anchor_ms`` (lower is better for kapi).
 A figure counted rather than timed (:func:`record_count`: instructions) has ``count`` and
-``anchor_count`` instead of the times, and ``ratio`` their quotient.
+``anchor_count`` instead of the times, and ``ratio`` their quotient. An outcome
+(:func:`record_outcome`: torn files after kills, codes the guard judges otherwise than the
+read) has a ``value``, its ``unit`` and, when the outcome is a promise, the value it ``must``
+have; it is never compared with a baseline, and a broken promise fails the suite.
 """
 
 from __future__ import annotations
@@ -17,7 +20,15 @@ import json
 from pathlib import Path
 from typing import Any
 
-__all__ = ["add_json_option", "record", "record_count", "records", "write", "written_on_exit"]
+__all__ = [
+    "add_json_option",
+    "record",
+    "record_count",
+    "record_outcome",
+    "records",
+    "write",
+    "written_on_exit",
+]
 
 _RECORDS: list[dict[str, Any]] = []
 
@@ -51,6 +62,22 @@ def record_count(name: str, count: int, anchor: str, anchor_count: int) -> None:
             "anchor_ms": None,
             "anchor_count": anchor_count,
             "ratio": round(count / anchor_count, 4) if anchor_count else None,
+        }
+    )
+
+
+def record_outcome(name: str, value: int, unit: str, must: int | None = None) -> None:
+    """Keep one outcome: ``value`` ``unit`` (``must`` is the value kapi promises, if any)."""
+    _RECORDS.append(
+        {
+            "name": name,
+            "median_ms": None,
+            "value": value,
+            "unit": unit,
+            "must": must,
+            "anchor": None,
+            "anchor_ms": None,
+            "ratio": None,
         }
     )
 

@@ -27,10 +27,14 @@ Where it does, ``--only instructions`` is the gate that does not move: the hot p
 commands counted in instructions (``bench_instructions.py``, valgrind), each beside
 ``python -c pass`` counted the same way.
 
+An outcome (files torn by a kill, codes the guard judges otherwise than the read says) is
+printed with its unit and never compared; one that is not the value kapi promises is BROKEN
+and fails the run.
+
 A compared figure of the baseline that a script which ran did not measure (its anchor is
 not installed, say) is listed as MISSING and fails the run like a regression.
 
-Exit: 0 no regression; 1 a figure regressed or is missing; 2 a script failed (the figures it wrote before
+Exit: 0 no regression; 1 a figure regressed, is missing or is broken; 2 a script failed (the figures it wrote before
 failing are still printed and compared).
 """
 
@@ -98,6 +102,9 @@ SUITE: tuple[Bench, ...] = (
     ),
     Bench("bombs", "bench_bombs.py"),
     Bench("instructions", "bench_instructions.py", needs="valgrind (counts; none: skipped)"),
+    # Outcomes, not times: each a promise the table shows as kept or BROKEN.
+    Bench("kills", "bench_kills.py", ("--kills", "6"), ("--kills", "40")),
+    Bench("code_labels", "bench_code_labels.py", ("--per-format", "30")),
 )
 NAMES = tuple(bench.name for bench in SUITE)
 
@@ -120,6 +127,12 @@ class Row:
     change: float | None  # ratio / baseline ratio - 1
     regressed: bool
     missing: bool = False  # the baseline holds it; the script ran without measuring it
+
+    @property
+    def broken(self) -> bool:
+        """An outcome that is not what kapi promises (a torn file after a kill)."""
+        must = self.record.get("must")
+        return must is not None and self.record.get("value") != must
 
 
 def compare(
@@ -204,7 +217,10 @@ def _ms(value: float | None) -> str:
 
 
 def _figure(record: dict[str, Any], anchor: bool = False) -> str:
-    """A record's median (or its anchor's): a time, or an instruction count in millions."""
+    """A record's median (or its anchor's): a time, an instruction count in millions, or an
+    outcome and its unit."""
+    if not anchor and record.get("value") is not None:
+        return f"{record['value']} {record.get('unit', '')}".rstrip()
     counted = record.get("anchor_count" if anchor else "count")
     if counted is not None:
         return f"{counted / 1e6:.1f} Mi"
@@ -223,7 +239,11 @@ def table(rows: Sequence[Row]) -> str:
         anchor = record.get("anchor") or ""
         ratio = f"{record['ratio']:.2f}x" if record.get("ratio") is not None else "-"
         base = f"{row.baseline:.2f}x" if row.baseline else "-"
-        if row.missing:
+        if row.broken:
+            change = f"BROKEN (must be {record['must']})"
+        elif record.get("must") is not None:
+            change = f"kept (must be {record['must']})"
+        elif row.missing:
             change = "MISSING (not measured in this run)"
         elif row.change is None:
             change = "new" if record.get("ratio") is not None else ""
@@ -372,11 +392,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(table(rows))
     regressed = [row for row in rows if row.regressed]
     missing = [row for row in rows if row.missing]
+    broken = [row for row in rows if row.broken]
     anchored = sum(1 for row in rows if row.change is not None)
     print(
         f"\n{len(rows) - len(missing)} figures, {anchored} compared with the {mode} baseline "
         f"(tolerance {tolerance:.0%}): {len(regressed)} regressed"
         + (f", {len(missing)} missing" if missing else "")
+        + (f", {len(broken)} broken" if broken else "")
         + (f"; failed scripts: {', '.join(failed)}" if failed else "")
     )
     if args.update_baseline:
@@ -388,7 +410,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2 if failed else 0
     if failed:
         return 2
-    return 1 if regressed or missing else 0
+    return 1 if regressed or missing or broken else 0
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -270,3 +271,37 @@ def test_a_baseline_figure_a_script_did_not_measure_fails_the_run_as_missing(
         "1 figures, 1 compared with the quick baseline (tolerance 20%): 0 regressed, 1 missing"
         in out
     )
+
+
+def _outcome(name, value, unit, must=None):
+    return {"name": name, "median_ms": None, "value": value, "unit": unit, "must": must,
+            "anchor": None, "anchor_ms": None, "ratio": None}  # fmt: skip
+
+
+def test_an_outcome_is_shown_with_its_unit_and_a_broken_promise_fails_the_run(
+    runner, tmp_path, capsys
+):
+    baseline = _baseline(tmp_path / "baseline.json", {})
+    kept = tmp_path / "kills.json"
+    kept.write_text(
+        json.dumps(
+            [
+                _outcome("JSON: kills", 40, "runs"),
+                _outcome("JSON: files neither old nor new after a kill", 0, "files", must=0),
+            ]
+        )
+    )
+    assert runner.main(["--quick", "--baseline", str(baseline), "--records", str(kept)]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"kills: JSON: kills\s+40 runs", out), out
+    assert re.search(r"neither old nor new after a kill\s+0 files.*kept \(must be 0\)", out), out
+
+    torn = tmp_path / "torn" / "kills.json"
+    torn.parent.mkdir()
+    torn.write_text(
+        json.dumps([_outcome("JSON: files neither old nor new after a kill", 2, "files", must=0)])
+    )
+    assert runner.main(["--quick", "--baseline", str(baseline), "--records", str(torn)]) == 1
+    out = capsys.readouterr().out
+    assert re.search(r"after a kill\s+2 files.*BROKEN \(must be 0\)", out), out
+    assert "0 regressed, 1 broken" in out
