@@ -2,7 +2,7 @@
 
 Run from the repository root with the project's venv:
 
-    .venv/bin/python bench/run.py                     # every script, full size (about 40 minutes)
+    .venv/bin/python bench/run.py                     # every script, full size (10 to 40 minutes)
     .venv/bin/python bench/run.py --quick             # smaller inputs, fewer runs (about 8 minutes)
     .venv/bin/python bench/run.py --quick --only hooks --only core
     .venv/bin/python bench/run.py --quick --update-baseline     # record this run as the baseline
