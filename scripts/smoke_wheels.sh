@@ -18,7 +18,8 @@ SECONDS=0
 rm -rf "$dist"
 mkdir -p "$dist"
 for package in packages/*/; do
-  .venv/bin/python -m build --no-isolation --outdir "$dist" "$package" >/dev/null
+  # In an isolated environment with only what its pyproject's build-system requires.
+  .venv/bin/python -m build --outdir "$dist" "$package" >/dev/null
 done
 .venv/bin/python scripts/smoke_wheels.py --check-wheels "$root" "$version" "$dist"
 echo "built the sdists and wheels in ${SECONDS} s"
