@@ -36,15 +36,20 @@ def main() -> None:
         return
     target = sys.argv[1]
     kind, _, name = target.partition(":")
-    with atheris.instrument_imports():  # the modules the target runs, instrumented for coverage
+    seeds = list(fuzzing.seeds(target))
+    # The modules the target runs, instrumented for coverage: kapi imports lazily, so the
+    # codec is loaded and the first seed run inside the block, whose imports it instruments.
+    with atheris.instrument_imports():
         from kapi.formats import registry
 
         if kind in ("format", "office-part"):
             registry.load_codec(name)
+        if seeds:
+            fuzzing.check(target, seeds[0], seconds=None)
     args = [sys.argv[0], *sys.argv[2:]]
     if not any(not arg.startswith("-") for arg in args[1:]):  # no corpus named: start from seeds
         corpus = Path(tempfile.mkdtemp(prefix="kapi-atheris-"))
-        for number, seed in enumerate(fuzzing.seeds(target)):
+        for number, seed in enumerate(seeds):
             (corpus / f"seed{number}").write_bytes(seed)
         args.append(str(corpus))
     if not any(arg.startswith("-timeout") for arg in args):
