@@ -17,6 +17,7 @@ writes the input to ``crash-<sha1>``: feed that file back with
 
 from __future__ import annotations
 
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -37,6 +38,10 @@ def main() -> None:
     target = sys.argv[1]
     kind, _, name = target.partition(":")
     seeds = list(fuzzing.seeds(target))
+    project = None
+    if kind == "hook":  # the hooks check files of a project: a copy of the example shop
+        project = Path(tempfile.mkdtemp(prefix="kapi-atheris-project-")) / "shop"
+        shutil.copytree(ROOT / "examples/shop", project)
     # The modules the target runs, instrumented for coverage: kapi imports lazily, so the
     # codec is loaded and the first seed run inside the block, whose imports it instruments.
     with atheris.instrument_imports():
@@ -45,7 +50,7 @@ def main() -> None:
         if kind in ("format", "office-part"):
             registry.load_codec(name)
         if seeds:
-            fuzzing.check(target, seeds[0], seconds=None)
+            fuzzing.check(target, seeds[0], project=project, seconds=None)
     args = [sys.argv[0], *sys.argv[2:]]
     if not any(not arg.startswith("-") for arg in args[1:]):  # no corpus named: start from seeds
         corpus = Path(tempfile.mkdtemp(prefix="kapi-atheris-"))
@@ -56,7 +61,7 @@ def main() -> None:
         args.append(f"-timeout={int(fuzzing.DEADLINE_SECONDS)}")
 
     def one(data: bytes) -> None:
-        fuzzing.check(target, data, seconds=None)  # libFuzzer's -timeout is the deadline
+        fuzzing.check(target, data, project=project, seconds=None)  # -timeout is the deadline
 
     atheris.Setup(args, one)
     atheris.Fuzz()
