@@ -4,9 +4,13 @@ A *target* is one parser kapi exposes to files or callers: every format reader
 of the registry (``format:<name>``), one part of each office package
 (``office-part:<name>``: the bytes become the main XML part of a small valid
 package), the change-set decoder (``change-set``), the edit-text parser
-(``edit-text``) and the hook payload reader (``hook:<name>``). :func:`check`
-runs one input through one target and raises :class:`Finding` when it does
-anything but what the target documents:
+(``edit-text``), the hook payload reader (``hook:<name>``), and the importers
+of the files a person or an agent hands kapi: terms (``terms:json|tbx|csv``),
+translation memory (``tmx``), the recipe ``kapi.yaml`` (``recipe``), a voice
+profile (``voice``), the context log (``store-import``) and the unified diff of
+``kapi check --diff-file`` (``diff-file``). :func:`check` runs one input
+through one target and raises :class:`Finding` when it does anything but what
+the target documents:
 
 * a format reader returns a document or raises ``FormatError``, and the
   document it returns writes back to exactly the bytes it was read from;
@@ -15,6 +19,11 @@ anything but what the target documents:
 * the edit-text parser returns runs or raises ``EditTextError``;
 * a hook returns a verdict whose stdout is empty or one JSON object of the
   protocol, and never raises;
+* a terms file, a TMX file and a diff are read or refused with a usage error
+  (``HostError``, exit 2) naming the file; a recipe with a ``RecipeError``
+  naming ``kapi.yaml``; a voice profile with a ``GovernanceError`` naming its
+  source; a context log with a ``ContextError`` (``invalid``) naming the file
+  and line;
 
 each within :data:`DEADLINE_SECONDS` (a SIGALRM turns a hang into a finding).
 
@@ -260,6 +269,12 @@ TOKENS: tuple[bytes, ...] = tuple(
         '"@key": {',
         '"placeholders": {',
         '"description": ',
+        "@@ -1,2 +1,3 @@",
+        "--- a/",
+        "+++ b/",
+        "/dev/null",
+        "\u00b2",
+        "\u0663",
     )
 )
 
@@ -308,6 +323,8 @@ def seeds(target: str) -> tuple[bytes, ...]:
         return tuple(text.encode() for text in _EDIT_TEXTS)
     if kind == "hook":
         return _hook_seeds(name)
+    if kind in _IMPORT_SEEDS:
+        return _IMPORT_SEEDS[kind](name)
     raise ValueError(target)
 
 
@@ -323,6 +340,12 @@ def targets() -> list[str]:
         "hook:post-edit",
         "hook:pre-edit",
         "hook:stop",
+        *(f"terms:{kind}" for kind in TERMS_KINDS),
+        "tmx",
+        "recipe",
+        "voice",
+        "store-import",
+        "diff-file",
     ]
 
 
@@ -459,6 +482,283 @@ def _hook_seeds(name: str) -> tuple[bytes, ...]:
     return tuple(json.dumps(p).encode() for p in payloads)
 
 
+# Seeds of the importers: the example shop's files, the starter voice packs, tiny samples.
+SHOP = ROOT / "examples/shop"
+PACKS = ROOT / "packages/kapi-core/src/kapi/core/governance/pack_data"
+TERMS_KINDS = ("json", "tbx", "csv")
+
+_TERMS_JSON = """{"schemaVersion": "1.0", "kind": "kapi-terms", "concepts": [
+  {"id": "c1", "domain": "boats", "definition": "Where a boat is kept.",
+   "properties": {"surface": "app"}, "created_at": "2026-01-01T00:00:00Z",
+   "terms": [{"text": "berth", "locale": "en-GB", "status": "preferred", "forms": ["berths"],
+              "validity": {"valid_from": "2026-01-01", "valid_to": "2027-01-01"}},
+             {"text": "mooring", "locale": "en", "status": "forbidden", "note": "use: berth",
+              "part_of_speech": "noun", "competitor_term": false}]},
+  {"id": "c2", "source": "brand_vocabulary", "do_not_translate": true,
+   "terms": [{"text": "Northwind", "locale": "en"}]}]}
+"""
+
+_TERMS_TBX = (
+    """<?xml version="1.0" encoding="UTF-8"?>
+<tbx xmlns="urn:iso:std:iso:30042:ed-2" type="TBX-Core" style="dca" xml:lang="en">
+  <tbxHeader><fileDesc><sourceDesc><p>x</p></sourceDesc></fileDesc></tbxHeader>
+  <text><body>
+    <conceptEntry id="c1">
+      <descrip type="definition">Where a boat is kept.</descrip>
+      <langSec xml:lang="en">
+        <termSec><term>berth</term><termNote type="administrativeStatus">preferredTerm-admn-sts</termNote></termSec>
+        <termSec><term>mooring</term><termNote type="administrativeStatus">supersededTerm-admn-sts</termNote></termSec>
+      </langSec>
+      <langSec xml:lang="nb_NO"><termSec><term>båtplass</term></termSec></langSec>
+    </conceptEntry>
+  </body></text>
+</tbx>
+""",
+    """<?xml version="1.0"?>
+<!DOCTYPE martif SYSTEM "TBXcoreStructV02.dtd">
+<martif type="TBX-Basic" xml:lang="en">
+<text><body>
+<termEntry>
+  <descrip type="subjectField">sailing</descrip>
+  <langSet xml:lang="en">
+    <ntig><termGrp><term>helm</term><termNote type="normativeAuthorization">admittedTerm</termNote></termGrp></ntig>
+    <tig><term>wheel</term><termNote type="partOfSpeech">noun</termNote><note>on big ships</note></tig>
+  </langSet>
+</termEntry>
+</body></text>
+</martif>
+""",
+)
+
+_TERMS_CSV = (
+    "concept,locale,text,status,note,forms,competitor,dnt\n"
+    "c1,en_GB,berth,preferred,,berths,,\n"
+    'c1,en-GB,mooring,forbidden,"use: berth, always",,no,\n'
+    ",en,GitHub,preferred,,,,yes\n",
+    "\ufeffterm;status;locale\nberth;preferred;en\n",
+    "concept,text,locale,domain,valid_to\nc,a,en,boats,2027-01-01\nc,b,fr,boats,\n",
+)
+
+_TMX = (
+    """<?xml version="1.0" encoding="UTF-8"?>
+<tmx version="1.4">
+  <header creationtool="test" creationtoolversion="1" segtype="sentence" o-tmf="x"
+          adminlang="en" srclang="en" datatype="plaintext"/>
+  <body>
+    <tu>
+      <tuv xml:lang="en"><seg>Save your changes</seg></tuv>
+      <tuv xml:lang="fr"><seg>Enregistrez vos modifications</seg></tuv>
+    </tu>
+    <tu>
+      <tuv xml:lang="en"><seg>Pay <ph x="1">{{amount}}</ph> now</seg></tuv>
+      <tuv xml:lang="fr"><seg>Payer <ph x="1">{{amount}}</ph> maintenant</seg></tuv>
+    </tu>
+    <tu>
+      <tuv xml:lang="en-GB"><seg>Read the <bpt i="1">&lt;b&gt;</bpt>terms<ept i="1">&lt;/b&gt;</ept></seg></tuv>
+      <tuv xml:lang="de"><seg>Lesen Sie die <bpt i="1">&lt;b&gt;</bpt>Bedingungen<ept i="1">&lt;/b&gt;</ept></seg></tuv>
+    </tu>
+    <tu><tuv lang="en"><seg>A <hi>b</hi> <it pos="begin">c</it></seg></tuv><tuv lang="pt_BR"><seg>d</seg></tuv></tu>
+  </body>
+</tmx>
+""",
+)
+
+_RECIPE = """version: v1
+id: prj_fuzz
+name: northwind-shop
+defaults:
+  source_language: en
+  target_languages: [fr, de, pt-BR]
+  voice: {pack: technical-docs}
+  exclude: ['**/vendor/**']
+  translate_after: written
+  locale_format: bcp-47
+  coordinates: {region: eu}
+  comments: {channel: app/ui}
+  redaction:
+    rules:
+      - pattern: 'ACME-[A-Z]+-\\d+'
+        category: sku
+      - term: Northwind
+        category: brand
+        flags: [ignorecase, wholeword]
+profiles:
+  app:
+    channels: [ui, {id: mail, concept: c1}]
+    voice: shop-ui
+    valid_from: 2026-01-01
+    valid_to: 2027-01-01
+  docs:
+    channels: [guides]
+    voice: {pack: technical-docs}
+gates:
+  strict: {reviewed: 100, established: {pct: 90, by: human}}
+ship_gate: strict
+ship_gates:
+  - when: {locales: [fr]}
+    gate: {translated: 50}
+collections:
+  - name: ui
+    channel: app/ui
+    coordinates: {surface: app}
+    content:
+      - path: locales/en.json
+        target: locales/{lang}.json
+      - path: po/{a,b}/*.po
+        target: po/{lang}/{filename}
+        locale_format: posix
+  - name: docs
+    channel: docs/guides
+    source_only: true
+    source_language: en
+    target_languages: [fr]
+    content:
+      - path: docs/**/*.md
+        format: myst
+      - path: src/**/*.py
+        comments: {channel: docs/guides, formatter: ruff}
+  - name: bare
+    path: web/*.json
+    base: web
+"""
+
+_CONTEXT_LOG = "".join(
+    json.dumps(record) + "\n"
+    for record in (
+        {
+            "actor": {"kind": "agent", "name": "claude-code", "session": "s-one"},
+            "at": "2026-01-04T12:42:11.448Z",
+            "evidence": [{"path": "docs/intro.md", "unit": "p1", "quote": "Quick cast"}],
+            "id": "0v53htkr9p2bagjm8zk8hg5z",
+            "kind": "observe",
+            "project": "prj_fuzz",
+            "subject": {
+                "kind": "term",
+                "term": {
+                    "case_sensitive": True,
+                    "forms": ["Quick-cast", "QuickCast"],
+                    "replacement": "Quickcast",
+                    "term": "Quick cast",
+                },
+            },
+        },
+        {
+            "actor": {"kind": "person", "name": "ana@example.com", "session": ""},
+            "at": "2026-01-04T12:42:11.474Z",
+            "id": "0v53htmjxge3385ms8zeafmb",
+            "kind": "keep",
+            "project": "prj_fuzz",
+            "target": "0v53htkr9p2bagjm8zk8hg5z",
+            "replacement": "QuickCast",
+            "advisory": True,
+        },
+        {
+            "actor": {"kind": "person", "name": "ana@example.com", "session": ""},
+            "at": "2026-01-04T12:42:11Z",
+            "id": "op_b509ae98d09a425f",
+            "kind": "edit",
+            "note": 'terms store: "Quickcast" (en) preferred',
+        },
+        {
+            "actor": {"kind": "agent", "name": "codex", "session": "s-two"},
+            "at": "2026-01-04T12:43:00Z",
+            "id": "0v53htqrzjp16mr3wfmbbrdr",
+            "kind": "correct",
+            "correction": {"from": "log in", "to": "sign in"},
+            "suggest": True,
+            "scope": {"level": "coordinates", "coordinates": {"surface": "app"}},
+        },
+        {
+            "actor": {"kind": "agent", "name": "codex", "session": "s-two"},
+            "id": "0v53htqrzjp16mr3wfmbbrds",
+            "kind": "observe",
+            "subject": {
+                "kind": "memory",
+                "memory": {
+                    "source": "Save",
+                    "target": "Enregistrer",
+                    "source_locale": "en",
+                    "target_locale": "fr",
+                },
+            },
+        },
+        {
+            "actor": {"kind": "tool", "name": "kapi"},
+            "id": "context.0v53htqrzjp16mr3wfmbbrdt",
+            "kind": "context.signal",
+            "target": "0v53htkr9p2bagjm8zk8hg5z",
+            "signal": {"source": "merge", "commit": "abc123", "preferred": 3, "rejected": 1},
+        },
+        {
+            "actor": {"kind": "person", "name": "ana@example.com"},
+            "id": "0v53htqrzjp16mr3wfmbbrdv",
+            "kind": "widen",
+            "target": "0v53htqrzjp16mr3wfmbbrdr",
+            "widen_to": "project",
+        },
+        {
+            "actor": {"kind": "tool", "name": "kapi"},
+            "id": "0v53htqrzjp16mr3wfmbbrdw",
+            "kind": "establish",
+            "target": "0v53htqrzjp16mr3wfmbbrdr",
+            "because": ["0v53htqrzjp16mr3wfmbbrdt"],
+        },
+        {
+            "actor": {"kind": "person", "name": "ana@example.com"},
+            "id": "0v53htqrzjp16mr3wfmbbrdx",
+            "kind": "reset",
+            "before": "0v53htkr9p2bagjm8zk8hg5z",
+            "address": "sha256:00",
+        },
+    )
+)
+
+_DIFFS = (
+    """diff --git a/locales/en.json b/locales/en.json
+index 1111111..2222222 100644
+--- a/locales/en.json
++++ b/locales/en.json
+@@ -2,3 +2,4 @@
+   "home.title": "Welcome",
+-  "cart.empty": "Your basket is empty",
++  "cart.empty": "Your cart is empty",
++  "cart.add": "Add to cart",
+   "checkout": "Check out"
+@@ -10,2 +11,0 @@
+-  "gone": "x",
+-  "too": "y",
+""",
+    """--- /dev/null\t2026-01-01 00:00:00
++++ b/docs/new.md\t2026-01-01 00:00:00
+@@ -0,0 +1,2 @@
++# New
++Text
+--- a/docs/old.md
++++ /dev/null
+@@ -1 +0,0 @@
+-# Old
+""",
+)
+
+
+def _file_seeds(*paths: Path) -> tuple[bytes, ...]:
+    return tuple(p.read_bytes() for p in paths)
+
+
+_IMPORT_SEEDS: dict[str, Callable[[str], tuple[bytes, ...]]] = {
+    "terms": lambda kind: {
+        "json": lambda: (*_file_seeds(SHOP / "terms.json"), _TERMS_JSON.encode()),
+        "tbx": lambda: tuple(text.encode() for text in _TERMS_TBX),
+        "csv": lambda: tuple(text.encode() for text in _TERMS_CSV),
+    }[kind](),
+    "tmx": lambda _: tuple(text.encode() for text in _TMX),
+    "recipe": lambda _: (*_file_seeds(SHOP / "kapi.yaml"), _RECIPE.encode()),
+    "voice": lambda _: _file_seeds(SHOP / "voices/shop-ui.yaml", *sorted(PACKS.glob("*.yaml"))),
+    "store-import": lambda _: (_CONTEXT_LOG.encode(),),
+    "diff-file": lambda _: tuple(text.encode() for text in _DIFFS),
+}
+
+
 # --- the mutator ------------------------------------------------------------------------
 
 
@@ -537,6 +837,8 @@ def check(
         runner = lambda: _parse_edit_text(data)  # noqa: E731
     elif kind == "hook":
         runner = lambda: _run_hook(name, data, project)  # noqa: E731
+    elif kind in _IMPORTERS:
+        runner = lambda: _IMPORTERS[kind](name, data)  # noqa: E731
     else:
         raise ValueError(target)
     try:
@@ -621,6 +923,157 @@ def _run_hook(name: str, data: bytes, project: Path | None) -> None:
         raise Finding(f"hook:{name}: a traceback reached the agent: {verdict.stdout[:300]!r}")
 
 
+def _usage_error(target: str, err: BaseException, where: str) -> None:
+    """``err`` must be the usage error (exit 2) the importer documents, naming ``where``."""
+    from kapi.host.errors import EXIT_USAGE, HostError
+
+    if not isinstance(err, HostError) or err.exit_code != EXIT_USAGE:
+        raise err
+    if not err.message.startswith(where) or len(err.message) <= len(where) + 2:
+        raise Finding(f"{target}: a refusal that does not name {where}: {err.message[:300]!r}")
+
+
+def _import_terms(kind: str, data: bytes) -> None:
+    from kapi.host.errors import HostError
+    from kapi.host.terms import _parse
+
+    source = f"fuzz.{kind}"
+    try:
+        _parse(data, kind, source)
+    except HostError as err:
+        _usage_error(f"terms:{kind}", err, source + ":")
+
+
+def _import_tmx(_: str, data: bytes) -> None:
+    from kapi.host.errors import HostError
+    from kapi.host.memory import read_tmx
+
+    try:
+        read_tmx(data, "fuzz.tmx")
+    except HostError as err:
+        _usage_error("tmx", err, "fuzz.tmx")
+
+
+def _load_recipe(_: str, data: bytes) -> None:
+    """The recipe as ``load_project`` reads it (text mode: UTF-8, universal newlines) and the
+    governance a project builds from it; a ``RecipeError`` names ``kapi.yaml``."""
+    from kapi.core.governance.errors import GovernanceError
+    from kapi.core.governance.resolve import validate_recipe
+    from kapi.host.governance import recipe_error, recipe_model
+    from kapi.host.project import RecipeError, _project_of
+    from kapi.host.yaml import YamlSyntaxError, load_yaml
+
+    path = Path("/nonexistent/kapi-fuzz/kapi.yaml")
+    try:
+        try:
+            text = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8").read()
+        except UnicodeDecodeError:
+            return  # refused as it is read: "cannot read"
+        try:
+            raw = load_yaml(text)
+        except YamlSyntaxError as err:
+            raise RecipeError(str(err), path=path, line=err.line) from None
+        project = _project_of(path, raw)
+        try:
+            validate_recipe(recipe_model(project.raw, project.collections), str(path))
+        except GovernanceError as err:
+            raise recipe_error(project, err) from None
+    except RecipeError as err:
+        _usage_error("recipe", err, f"{path}")
+
+
+def _load_voice(_: str, data: bytes) -> None:
+    """A ``voices/<id>.yaml`` as ``kapi voice validate`` (strict) and a check (lenient) load
+    it; a refusal is a ``GovernanceError`` naming the file, placed at its line."""
+    from kapi.core.governance.errors import GovernanceError
+    from kapi.core.governance.voice import load_voice_profile
+    from kapi.host.governance import parse_yaml
+    from kapi.host.yaml import line_of_text
+
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return  # refused as it is read: "cannot read"
+    source = "voices/fuzz.yaml"
+    for strict in (True, False):
+        try:
+            load_voice_profile(parse_yaml(text, source), source, strict=strict)
+        except GovernanceError as err:
+            if err.source != source or not err.message:
+                raise Finding(f"voice: a refusal that does not name {source}: {err}") from None
+            line_of_text(text, tuple(err.path))
+
+
+@cache
+def _store_project() -> Path:
+    """A small project with its store made, copied for each context log imported."""
+    import tempfile
+
+    from kapi.host.project import load_project
+    from kapi.host.workspace import Workspace
+
+    root = Path(tempfile.mkdtemp(prefix="kapi-fuzz-store-")) / "template"
+    (root / "docs").mkdir(parents=True)
+    (root / "docs/intro.md").write_text("# Intro\n\nUse Quickcast to log in.\n", encoding="utf-8")
+    (root / ".kapi").mkdir()
+    (root / "kapi.yaml").write_text(
+        "version: v1\nid: prj_fuzz\ncollections:\n  - name: docs\n    path: docs/**/*.md\n",
+        encoding="utf-8",
+    )
+    with Workspace(root, load_project(root / "kapi.yaml")) as workspace:
+        assert workspace.store is not None
+    return root
+
+
+def _import_store(_: str, data: bytes) -> None:
+    """``kapi store import`` of ``data`` into a fresh copy of a small project, by a person."""
+    import shutil
+    import tempfile
+
+    from kapi.core.change.ports import Actor, ActorKind
+    from kapi.core.context.errors import ContextError
+    from kapi.host.context_store import import_store
+    from kapi.host.project import load_project
+    from kapi.host.workspace import Workspace
+
+    template = _store_project()
+    with tempfile.TemporaryDirectory(dir=template.parent) as folder:
+        root = Path(folder) / "project"
+        shutil.copytree(template, root)
+        with Workspace(root, load_project(root / "kapi.yaml")) as workspace:
+            try:
+                import_store(data, "fuzz.jsonl", workspace, Actor(ActorKind.PERSON, "fuzz"))
+            except ContextError as err:
+                if err.code != "invalid" or not err.message.startswith("fuzz.jsonl"):
+                    raise Finding(
+                        f"store-import: a refusal that does not name the file: {err.message!r}"
+                    ) from None
+
+
+def _parse_diff(_: str, data: bytes) -> None:
+    """A ``--diff-file`` read as ``kapi check`` reads it (UTF-8, newlines made ``\\n``)."""
+    from kapi.host.checking import changed_lines
+    from kapi.host.errors import HostError
+
+    try:
+        text = data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+    except UnicodeDecodeError:
+        return  # refused as it is read: "not UTF-8 text"
+    try:
+        changed_lines(text)
+    except HostError as err:
+        _usage_error("diff-file", err, "diff: ")
+
+
+_IMPORTERS: dict[str, Callable[[str, bytes], None]] = {
+    "terms": _import_terms,
+    "tmx": _import_tmx,
+    "recipe": _load_recipe,
+    "voice": _load_voice,
+    "store-import": _import_store,
+    "diff-file": _parse_diff,
+}
+
 # --- the long run: one target in this process, memory capped ------------------------------
 
 
@@ -648,7 +1101,9 @@ def run(
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Fuzz one kapi target with the mutator.")
     parser.add_argument(
-        "target", help="format:<name>, office-part:<name>, change-set, edit-text, hook:<name>"
+        "target",
+        help="format:<name>, office-part:<name>, change-set, edit-text, hook:<name>, "
+        "terms:<kind>, tmx, recipe, voice, store-import, diff-file",
     )
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--runs", type=int, default=1_000_000)

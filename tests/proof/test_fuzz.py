@@ -3,8 +3,9 @@
 The targets and what each must do are :mod:`tests.proof.fuzzing`'s: every
 format reader of the registry (mutated fixtures and random bytes; a document
 read must write back to its own bytes), the main XML part of each office
-package, the change-set decoder, the edit-text parser and the three hook
-payload readers. Hypothesis draws the mutations (so a finding shrinks to a
+package, the change-set decoder, the edit-text parser, the three hook
+payload readers, and the importers of terms (JSON, TBX, CSV), TMX, the recipe,
+voice profiles, the context log and ``--diff-file`` diffs. Hypothesis draws the mutations (so a finding shrinks to a
 small input); a deadline turns a hang into a failure. Under
 ``KAPI_PROOF_LONG=1`` each target gets many more examples, and also runs for
 a while in a subprocess whose address space is capped, so unbounded memory
@@ -35,8 +36,8 @@ from tests.proof.conftest import LONG, scale
 ROOT = Path(__file__).resolve().parents[2]
 SHOP = ROOT / "examples/shop"
 TARGETS = fuzzing.targets()
-# examples per target in a normal run: the hook targets open a project per input
-EXAMPLES = {"hook": 20, "office-part": 50, "format": 100}
+# examples per target in a normal run: the hook and store-import targets open a project per input
+EXAMPLES = {"hook": 20, "store-import": 20, "office-part": 50, "format": 100}
 
 
 @pytest.fixture(scope="module")
@@ -207,3 +208,107 @@ def test_a_package_is_found_by_its_part_names_only_inside_itself():
         for part, content in parts.items():
             archive.writestr(part, content)
     fuzzing.check("format:docx", out.getvalue())
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "defaults:\n  " + "? " * 30 + "\n",  # keys nested in keys: exponential in ruamel
+        "[a]: 1\n",
+        "{a: b}: c\n",
+    ],
+)
+def test_a_yaml_key_that_is_a_mapping_or_a_list_is_refused_at_once(text):
+    from kapi.host.yaml import YamlSyntaxError, load_yaml
+
+    with (
+        pytest.raises(YamlSyntaxError, match="a key is a plain value") as refused,
+        fuzzing.deadline(2),
+    ):
+        load_yaml(text)
+    assert refused.value.line == (2 if text.startswith("defaults") else 1)
+
+
+@pytest.mark.parametrize("text", ["- " * 2000 + "x\n", "[" * 2000, "{a: " * 2000])
+def test_yaml_nested_too_deeply_is_a_syntax_error(text):
+    from kapi.host.yaml import YamlSyntaxError, load_plain, load_yaml
+
+    for load in (load_yaml, load_plain):
+        with pytest.raises(YamlSyntaxError, match="nested too deeply"):
+            load(text)
+    fuzzing.check("voice", text.encode())
+    fuzzing.check("recipe", text.encode())
+
+
+def test_a_terms_bundle_key_ending_in_a_dot_is_placed_at_its_parent_line():
+    """The unknown key ``s1. tatus`` is reported as ``…terms[0].s1.``; finding its line looped."""
+    from kapi.host.errors import HostError
+    from kapi.host.terms import _parse
+
+    data = (
+        b'{"schemaVersion": "1.0", "kind": "kapi-terms", "concepts": [\n'
+        b'  {"id": "c", "terms": [\n    {"text": "a", "locale": "en", "s1. tatus": "x"}]}]}'
+    )
+    with pytest.raises(HostError) as refused, fuzzing.deadline(2):
+        _parse(data, "json", "t.json")
+    assert refused.value.message.startswith("t.json:3: concepts[0].terms[0].s1.:")
+
+
+@pytest.mark.parametrize(
+    ("snippet", "line", "key"),
+    [
+        ("profiles:\n  app: shop-ui\n", 3, "profiles.app"),
+        ("profiles:\n  app: 2026-01-01\n", 3, "profiles.app"),
+        ("profiles: [app]\n", 2, "profiles"),
+        ("profiles:\n  app:\n    channels: 7\n", 4, "profiles.app.channels"),
+        ("defaults:\n  coordinates: [eu]\n", 3, "defaults.coordinates"),
+        (
+            "collections:\n  - path: a.json\n    coordinates: [eu]\n",
+            4,
+            "collections[0].coordinates",
+        ),
+    ],
+)
+def test_a_recipe_whose_profiles_or_coordinates_have_another_shape_names_the_key(
+    snippet, line, key
+):
+    from kapi.host.errors import HostError
+    from kapi.host.project import RecipeError, _project_of
+    from kapi.host.yaml import load_yaml
+
+    with pytest.raises(RecipeError) as refused:
+        _project_of(Path("/p/kapi.yaml"), load_yaml("version: v1\n" + snippet))
+    assert isinstance(refused.value, HostError) and refused.value.exit_code == 2
+    assert f"kapi.yaml:{line}: {key}:" in refused.value.message
+    fuzzing.check("recipe", ("version: v1\n" + snippet).encode())
+
+
+@pytest.mark.parametrize(
+    "header", ["@@ -1 +\u00b2 @@", "@@ -1 +" + "9" * 5000 + " @@", "+++ b/a\x00b"]
+)
+def test_a_diff_with_a_line_number_or_a_name_no_file_has_is_a_usage_error(header):
+    from kapi.host.checking import changed_lines
+    from kapi.host.errors import HostError
+
+    with pytest.raises(HostError) as refused:
+        changed_lines("--- a/a\n+++ b/a\n" + header + "\n+x\n")
+    assert refused.value.exit_code == 2 and refused.value.message.startswith("diff: ")
+
+
+def test_a_context_log_line_holding_a_lone_surrogate_is_refused_whole(tmp_path):
+    """``"\\ud800"`` decodes to a string the project's store cannot encode."""
+    from kapi.core.change.ports import Actor, ActorKind
+    from kapi.core.context.errors import ContextError
+    from kapi.host.context_store import import_store
+    from kapi.host.project import load_project
+    from kapi.host.workspace import Workspace
+
+    line = json.dumps({"id": "0" * 24, "kind": "observe", "actor": {"kind": "agent"}})
+    data = (line.replace('"observe"', '"observe", "note": "a\\ud800"') + "\n").encode()
+    root = tmp_path / "project"
+    shutil.copytree(fuzzing._store_project(), root)
+    with Workspace(root, load_project(root / "kapi.yaml")) as workspace:
+        with pytest.raises(ContextError, match=r"c.jsonl:1: a string holds a lone surrogate"):
+            import_store(data, "c.jsonl", workspace, Actor(ActorKind.PERSON, "ana"))
+        assert workspace.store is not None and workspace.store.context_log() == []
+    fuzzing.check("store-import", data)

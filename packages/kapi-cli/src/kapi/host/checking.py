@@ -661,6 +661,8 @@ def changed_lines(diff: str) -> DiffScope:
     old_name = ""
     new_line = 0
     for raw in diff.splitlines():
+        if raw.startswith(("--- ", "+++ ")) and "\x00" in raw:  # no file's name holds one
+            raise HostError(f"diff: a file name holding a NUL byte {raw!r}", exit_code=EXIT_USAGE)
         if raw.startswith("--- "):
             old_name = raw[4:].split("\t")[0]
             continue
@@ -686,7 +688,12 @@ def changed_lines(diff: str) -> DiffScope:
             start, _, count = new.partition(",")
             if not start.isdigit() or (count and not count.isdigit()):
                 raise HostError(f"diff: malformed hunk header {raw!r}", exit_code=EXIT_USAGE)
-            new_line = int(start)
+            try:  # isdigit() also passes digits int() cannot read ("²") and numbers too long
+                new_line = int(start)
+            except ValueError:
+                raise HostError(
+                    f"diff: malformed hunk header {raw!r}", exit_code=EXIT_USAGE
+                ) from None
             if current is not None and count == "0":
                 # a pure deletion: the neighbours of the cut count as touched
                 files[current].update({max(1, new_line), new_line + 1})

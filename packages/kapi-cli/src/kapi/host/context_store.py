@@ -89,6 +89,13 @@ def import_store(data: bytes, path: str, workspace: Workspace, actor: Actor) -> 
             raise ContextError(
                 f"{path}:{number}: not JSON: {err.msg}; nothing was imported"
             ) from None
+        try:  # a \ud800 escape decodes to a lone surrogate, which no UTF-8 store can hold
+            json.dumps(value, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            raise ContextError(
+                f"{path}:{number}: a string holds a lone surrogate (\\ud800-\\udfff); "
+                "nothing was imported"
+            ) from None
         try:
             records.append(decode_record(value))
         except ContextError as err:

@@ -538,6 +538,8 @@ def _project_of(recipe_path: Path, data: Any) -> Project:
         str(p) for p in _list(defaults.get("exclude"), recipe_path, defaults, "exclude")
     )
     _check_gates(data, recipe_path)
+    _check_profiles(data, recipe_path)
+    _coordinates(defaults, recipe_path, "defaults")
     translate_after = defaults.get("translate_after", "written")
     if translate_after not in ("written", "established"):
         raise RecipeError(
@@ -814,6 +816,45 @@ def _check_gate(
             )
 
 
+def _check_profiles(data: Mapping[str, Any], path: Path) -> None:
+    """``profiles``: each name maps to a mapping, whose ``channels`` is a list."""
+    profiles = data.get("profiles") or {}
+    if not isinstance(profiles, Mapping):
+        raise RecipeError(
+            "profiles is a mapping of names to profiles",
+            path=path,
+            line=line_of(data, "profiles"),
+            key="profiles",
+        )
+    for name, body in profiles.items():
+        key = f"profiles.{name}"
+        if body and not isinstance(body, Mapping):
+            raise RecipeError(
+                "a profile is a mapping (channels, voice)",
+                path=path,
+                line=line_of(profiles, name),
+                key=key,
+            )
+        channels = (body or {}).get("channels")
+        if channels and (isinstance(channels, str) or not isinstance(channels, Sequence)):
+            raise RecipeError(
+                "must be a list", path=path, line=line_of(body, "channels"), key=f"{key}.channels"
+            )
+
+
+def _coordinates(node: Mapping[str, Any], path: Path, key: str) -> dict[str, str]:
+    """A node's ``coordinates``: a mapping of axes to values."""
+    value = node.get("coordinates") or {}
+    if not isinstance(value, Mapping):
+        raise RecipeError(
+            "coordinates is a mapping of axes to values",
+            path=path,
+            line=line_of(node, "coordinates"),
+            key=f"{key}.coordinates",
+        )
+    return {str(k): str(v) for k, v in value.items()}
+
+
 def _typos(
     node: Mapping[str, Any], known: Sequence[str], prefix: str, path: Path, warnings: list[str]
 ) -> None:
@@ -926,7 +967,7 @@ def _collection(
         )
         if languages
         else (),
-        coordinates={str(k): str(v) for k, v in (node.get("coordinates") or {}).items()},
+        coordinates=_coordinates(node, path, key),
     )
 
 

@@ -330,7 +330,9 @@ def _json_line(text: str, key: str) -> int | None:
     while key:
         if key in lines:
             return lines[key]
-        key = re.sub(r"(\[\d+\]|\.?[^.\[]+)$", "", key)
+        parent = re.sub(r"(\[\d+\]|\.?[^.\[]+)$", "", key)
+        # a name no step matches (one ending in "." or "["): its last character goes
+        key = parent if parent != key else key[:-1]
     return lines.get("")
 
 

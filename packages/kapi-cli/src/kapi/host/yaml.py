@@ -8,6 +8,7 @@ imported only when a YAML file is actually read.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -43,22 +44,71 @@ class YamlSyntaxError(KapiError):
 
 
 def round_trip() -> Any:
-    """A ruamel loader and dumper that keeps comments, quotes and layout."""
+    """A ruamel loader and dumper that keeps comments, quotes and layout.
+
+    A key must be a scalar: ruamel hashes a mapping used as a key by hashing its
+    items again at every level, so keys nested in keys (``? ? ? …``) take time
+    exponential in their depth. No file kapi reads has such a key; the loader
+    refuses it where it stands.
+    """
     from ruamel.yaml import YAML
 
     yaml = YAML(typ="rt")
+    yaml.Constructor = _scalar_keys()
     yaml.preserve_quotes = True
     return yaml
+
+
+@functools.cache
+def _scalar_keys() -> Any:
+    """ruamel's round-trip constructor, refusing a key that is a mapping or a list."""
+    from ruamel.yaml.constructor import ConstructorError, RoundTripConstructor
+    from ruamel.yaml.nodes import ScalarNode
+
+    class ScalarKeys(RoundTripConstructor):
+        def construct_mapping(self, node: Any, maptyp: Any, deep: bool = False) -> Any:  # type: ignore[override]
+            for key, _ in getattr(node, "value", ()):
+                if not isinstance(key, ScalarNode):
+                    raise ConstructorError(
+                        "while constructing a mapping",
+                        node.start_mark,
+                        "found a key that is a mapping or a list (a key is a plain value)",
+                        key.start_mark,
+                    )
+            return super().construct_mapping(node, maptyp, deep)
+
+    return ScalarKeys
+
+
+# ruamel's scanner keeps a possible key open at every flow level ("[", "{") and walks them
+# all at every token: time grows with the square of the depth. No file kapi reads nests deep.
+_MAX_FLOW_DEPTH = 200
+_BRACKETS = re.compile(r"[\[\]{}]")
+
+
+def _too_deep(text: str) -> bool:
+    """Whether ``text`` opens more flow levels than :data:`_MAX_FLOW_DEPTH` (brackets in
+    strings and comments count too: a file needs hundreds of unclosed ones to be refused)."""
+    depth = 0
+    for match in _BRACKETS.finditer(text):
+        depth = depth + 1 if match.group() in "[{" else max(0, depth - 1)
+        if depth > _MAX_FLOW_DEPTH:
+            return True
+    return False
 
 
 def load_yaml(text: str) -> Any:
     """The document as nodes that remember their lines; raises :class:`YamlSyntaxError`."""
     from ruamel.yaml.error import YAMLError
 
+    if _too_deep(text):
+        raise YamlSyntaxError("nested too deeply", None)
     try:
         return round_trip().load(text)
     except YAMLError as err:
         raise _syntax_error(err) from None
+    except RecursionError:
+        raise YamlSyntaxError("nested too deeply", None) from None
 
 
 def load_plain(text: str) -> Any:
@@ -66,10 +116,14 @@ def load_plain(text: str) -> Any:
     from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError
 
+    if _too_deep(text):
+        raise YamlSyntaxError("nested too deeply", None)
     try:
         return YAML(typ="safe", pure=True).load(text)
     except YAMLError as err:
         raise _syntax_error(err) from None
+    except RecursionError:
+        raise YamlSyntaxError("nested too deeply", None) from None
 
 
 def _syntax_error(err: Exception) -> YamlSyntaxError:
