@@ -260,6 +260,25 @@ def test_a_killed_up_leaves_every_string_old_or_new_and_the_next_up_finishes(tmp
 # --- runs at once ------------------------------------------------------------------------
 
 
+def race(root: Path, sets: list[bytes]) -> list[int]:
+    """Start one ``kapi apply`` per set at once; the indexes of the sets that landed. Every
+    other must be refused, whole, as stale (``doc_changed`` when it lost the lock's race)."""
+    procs = [start(root, "apply", "--json", "-", stdin=change) for change in sets]
+    landed = []
+    for n, proc in enumerate(procs):
+        code, out, err = finish(proc)
+        assert "Traceback" not in err and code in (0, 3), (code, out, err)
+        result = json.loads(out)
+        if code == 0:
+            assert result["status"] == "applied"
+            landed.append(n)
+        else:
+            assert result["status"] == "refused", result
+            codes = {op["error"]["code"] for op in result["ops"] if op.get("error")}
+            assert codes and codes <= {"stale", "doc_changed"}, result
+    return landed
+
+
 @pytest.mark.parametrize("writers", [2, 10])
 def test_runs_editing_one_block_at_once_one_lands_and_the_others_are_refused(tmp_path, writers):
     root = tmp_path / "project"
@@ -279,19 +298,7 @@ def test_runs_editing_one_block_at_once_one_lands_and_the_others_are_refused(tmp
         op = {"op": "set_content", "at": {"doc": "a/en.json", "block": "title"}, "if_match": rev}
         return json.dumps({"ops": [{**op, "text": f"Writer {n}"}]}).encode()
 
-    procs = [start(root, "apply", "--json", "-", stdin=edit(n)) for n in range(writers)]
-    landed = []
-    for n, proc in enumerate(procs):
-        code, out, err = finish(proc)
-        assert "Traceback" not in err and code in (0, 3), (code, out, err)
-        result = json.loads(out)
-        if code == 0:
-            assert result["status"] == "applied"
-            landed.append(n)
-        else:
-            assert result["status"] == "refused"
-            codes = {op["error"]["code"] for op in result["ops"] if op.get("error")}
-            assert codes and codes <= {"stale", "doc_changed"}, result
+    landed = race(root, [edit(n) for n in range(writers)])
     assert len(landed) == 1, landed
     assert json.loads((root / "a/en.json").read_text()) == {
         "title": f"Writer {landed[0]}",
@@ -338,17 +345,7 @@ def test_runs_editing_overlapping_files_at_once_land_whole_or_not_at_all(tmp_pat
         ]
         return json.dumps({"ops": ops}).encode()
 
-    procs = [start(root, "apply", "--json", "-", stdin=edit(n)) for n in range(writers)]
-    landed = []
-    for n, proc in enumerate(procs):
-        code, out, err = finish(proc)
-        assert "Traceback" not in err and code in (0, 3), (code, out, err)
-        result = json.loads(out)
-        if code == 0:
-            assert result["status"] == "applied"
-            landed.append(n)
-        else:
-            assert result["status"] == "refused", result
+    landed = race(root, [edit(n) for n in range(writers)])
     assert len(landed) == 1, landed
     winner = landed[0]
     for name in FILES:
