@@ -485,6 +485,8 @@ def _hook_seeds(name: str) -> tuple[bytes, ...]:
 # Seeds of the importers: the example shop's files, the starter voice packs, tiny samples.
 SHOP = ROOT / "examples/shop"
 PACKS = ROOT / "packages/kapi-core/src/kapi/core/governance/pack_data"
+TERMS_FIXTURES = ROOT / "packages/kapi-core/tests/governance/fixtures"
+MEMORY_FIXTURES = ROOT / "packages/kapi-cli/tests/fixtures"
 TERMS_KINDS = ("json", "tbx", "csv")
 
 _TERMS_JSON = """{"schemaVersion": "1.0", "kind": "kapi-terms", "concepts": [
@@ -498,38 +500,6 @@ _TERMS_JSON = """{"schemaVersion": "1.0", "kind": "kapi-terms", "concepts": [
    "terms": [{"text": "Northwind", "locale": "en"}]}]}
 """
 
-_TERMS_TBX = (
-    """<?xml version="1.0" encoding="UTF-8"?>
-<tbx xmlns="urn:iso:std:iso:30042:ed-2" type="TBX-Core" style="dca" xml:lang="en">
-  <tbxHeader><fileDesc><sourceDesc><p>x</p></sourceDesc></fileDesc></tbxHeader>
-  <text><body>
-    <conceptEntry id="c1">
-      <descrip type="definition">Where a boat is kept.</descrip>
-      <langSec xml:lang="en">
-        <termSec><term>berth</term><termNote type="administrativeStatus">preferredTerm-admn-sts</termNote></termSec>
-        <termSec><term>mooring</term><termNote type="administrativeStatus">supersededTerm-admn-sts</termNote></termSec>
-      </langSec>
-      <langSec xml:lang="nb_NO"><termSec><term>båtplass</term></termSec></langSec>
-    </conceptEntry>
-  </body></text>
-</tbx>
-""",
-    """<?xml version="1.0"?>
-<!DOCTYPE martif SYSTEM "TBXcoreStructV02.dtd">
-<martif type="TBX-Basic" xml:lang="en">
-<text><body>
-<termEntry>
-  <descrip type="subjectField">sailing</descrip>
-  <langSet xml:lang="en">
-    <ntig><termGrp><term>helm</term><termNote type="normativeAuthorization">admittedTerm</termNote></termGrp></ntig>
-    <tig><term>wheel</term><termNote type="partOfSpeech">noun</termNote><note>on big ships</note></tig>
-  </langSet>
-</termEntry>
-</body></text>
-</martif>
-""",
-)
-
 _TERMS_CSV = (
     "concept,locale,text,status,note,forms,competitor,dnt\n"
     "c1,en_GB,berth,preferred,,berths,,\n"
@@ -539,28 +509,10 @@ _TERMS_CSV = (
     "concept,text,locale,domain,valid_to\nc,a,en,boats,2027-01-01\nc,b,fr,boats,\n",
 )
 
-_TMX = (
-    """<?xml version="1.0" encoding="UTF-8"?>
-<tmx version="1.4">
-  <header creationtool="test" creationtoolversion="1" segtype="sentence" o-tmf="x"
-          adminlang="en" srclang="en" datatype="plaintext"/>
-  <body>
-    <tu>
-      <tuv xml:lang="en"><seg>Save your changes</seg></tuv>
-      <tuv xml:lang="fr"><seg>Enregistrez vos modifications</seg></tuv>
-    </tu>
-    <tu>
-      <tuv xml:lang="en"><seg>Pay <ph x="1">{{amount}}</ph> now</seg></tuv>
-      <tuv xml:lang="fr"><seg>Payer <ph x="1">{{amount}}</ph> maintenant</seg></tuv>
-    </tu>
-    <tu>
-      <tuv xml:lang="en-GB"><seg>Read the <bpt i="1">&lt;b&gt;</bpt>terms<ept i="1">&lt;/b&gt;</ept></seg></tuv>
-      <tuv xml:lang="de"><seg>Lesen Sie die <bpt i="1">&lt;b&gt;</bpt>Bedingungen<ept i="1">&lt;/b&gt;</ept></seg></tuv>
-    </tu>
-    <tu><tuv lang="en"><seg>A <hi>b</hi> <it pos="begin">c</it></seg></tuv><tuv lang="pt_BR"><seg>d</seg></tuv></tu>
-  </body>
-</tmx>
-""",
+# Beside the memory tests' file: attributes TMX 1.1 spelled, and inline markup to drop.
+_TMX_MORE = (
+    '<tmx version="1.4"><header srclang="en"/><body><tu><tuv lang="en"><seg>A <hi>b</hi> '
+    '<it pos="begin">c</it></seg></tuv><tuv lang="pt_BR"><seg>d</seg></tuv></tu></body></tmx>\n'
 )
 
 _RECIPE = """version: v1
@@ -748,10 +700,10 @@ def _file_seeds(*paths: Path) -> tuple[bytes, ...]:
 _IMPORT_SEEDS: dict[str, Callable[[str], tuple[bytes, ...]]] = {
     "terms": lambda kind: {
         "json": lambda: (*_file_seeds(SHOP / "terms.json"), _TERMS_JSON.encode()),
-        "tbx": lambda: tuple(text.encode() for text in _TERMS_TBX),
+        "tbx": lambda: _file_seeds(*sorted(TERMS_FIXTURES.glob("*.tbx"))),
         "csv": lambda: tuple(text.encode() for text in _TERMS_CSV),
     }[kind](),
-    "tmx": lambda _: tuple(text.encode() for text in _TMX),
+    "tmx": lambda _: (*_file_seeds(MEMORY_FIXTURES / "memory.tmx"), _TMX_MORE.encode()),
     "recipe": lambda _: (*_file_seeds(SHOP / "kapi.yaml"), _RECIPE.encode()),
     "voice": lambda _: _file_seeds(SHOP / "voices/shop-ui.yaml", *sorted(PACKS.glob("*.yaml"))),
     "store-import": lambda _: (_CONTEXT_LOG.encode(),),

@@ -12,26 +12,7 @@ import pytest
 KAPI = str(Path(sys.executable).with_name("kapi"))
 SHOP = Path(__file__).resolve().parents[3] / "examples" / "shop"
 
-TMX = """<?xml version="1.0" encoding="UTF-8"?>
-<tmx version="1.4">
-  <header creationtool="test" creationtoolversion="1" segtype="sentence" o-tmf="x"
-          adminlang="en" srclang="en" datatype="plaintext"/>
-  <body>
-    <tu>
-      <tuv xml:lang="en"><seg>Save your changes</seg></tuv>
-      <tuv xml:lang="fr"><seg>Enregistrez vos modifications</seg></tuv>
-    </tu>
-    <tu>
-      <tuv xml:lang="en"><seg>Pay <ph x="1">{{amount}}</ph> now</seg></tuv>
-      <tuv xml:lang="fr"><seg>Payer <ph x="1">{{amount}}</ph> maintenant</seg></tuv>
-    </tu>
-    <tu>
-      <tuv xml:lang="en-GB"><seg>Read the <bpt i="1">&lt;b&gt;</bpt>terms<ept i="1">&lt;/b&gt;</ept></seg></tuv>
-      <tuv xml:lang="de"><seg>Lesen Sie die <bpt i="1">&lt;b&gt;</bpt>Bedingungen<ept i="1">&lt;/b&gt;</ept></seg></tuv>
-    </tu>
-  </body>
-</tmx>
-"""
+TMX = (Path(__file__).parent / "fixtures" / "memory.tmx").read_text(encoding="utf-8")
 
 
 def run(root, *args, env=None):

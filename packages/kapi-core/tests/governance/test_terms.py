@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 from attrs import evolve
@@ -290,36 +291,9 @@ def test_malformed_csv_names_the_line(text: str, line: int, words: str) -> None:
 
 # --------------------------------------------------------------------------- TBX
 
-TBX3 = """<?xml version="1.0" encoding="UTF-8"?>
-<tbx xmlns="urn:iso:std:iso:30042:ed-2" type="TBX-Core" style="dca" xml:lang="en">
-  <tbxHeader><fileDesc><sourceDesc><p>x</p></sourceDesc></fileDesc></tbxHeader>
-  <text><body>
-    <conceptEntry id="c1">
-      <descrip type="definition">Where a boat is kept.</descrip>
-      <langSec xml:lang="en">
-        <termSec><term>berth</term><termNote type="administrativeStatus">preferredTerm-admn-sts</termNote></termSec>
-        <termSec><term>mooring</term><termNote type="administrativeStatus">supersededTerm-admn-sts</termNote></termSec>
-      </langSec>
-      <langSec xml:lang="nb_NO"><termSec><term>båtplass</term></termSec></langSec>
-    </conceptEntry>
-  </body></text>
-</tbx>
-"""
-
-TBX2 = """<?xml version="1.0"?>
-<!DOCTYPE martif SYSTEM "TBXcoreStructV02.dtd">
-<martif type="TBX-Basic" xml:lang="en">
-<text><body>
-<termEntry>
-  <descrip type="subjectField">sailing</descrip>
-  <langSet xml:lang="en">
-    <ntig><termGrp><term>helm</term><termNote type="normativeAuthorization">admittedTerm</termNote></termGrp></ntig>
-    <tig><term>wheel</term><termNote type="partOfSpeech">noun</termNote><note>on big ships</note></tig>
-  </langSet>
-</termEntry>
-</body></text>
-</martif>
-"""
+FIXTURES = Path(__file__).parent / "fixtures"
+TBX3 = (FIXTURES / "core.tbx").read_text(encoding="utf-8")  # TBX-Core, ISO 30042:2019
+TBX2 = (FIXTURES / "basic.tbx").read_text(encoding="utf-8")  # TBX-Basic, martif
 
 
 def test_tbx3_is_read() -> None:
